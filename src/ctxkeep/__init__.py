@@ -1,0 +1,33 @@
+"""ctxkeep: make context compaction of LLM agent sessions trustworthy.
+
+The public API is re-exported here; everything else is private to its module.
+"""
+
+from ctxkeep._version import __version__
+from ctxkeep.log import (
+    Compaction,
+    CompactionStatus,
+    Event,
+    EventKind,
+    ParseProblem,
+    Prune,
+    ReadOptions,
+    Session,
+    read_session,
+)
+from ctxkeep.tokens import count_tokens, estimate_tokens
+
+__all__ = [
+    "Compaction",
+    "CompactionStatus",
+    "Event",
+    "EventKind",
+    "ParseProblem",
+    "Prune",
+    "ReadOptions",
+    "Session",
+    "__version__",
+    "count_tokens",
+    "estimate_tokens",
+    "read_session",
+]

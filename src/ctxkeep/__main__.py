@@ -1,0 +1,3 @@
+from ctxkeep.cli.main import main
+
+main()

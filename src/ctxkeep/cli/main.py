@@ -1,0 +1,28 @@
+"""The ``ctxkeep`` command group. Each command lives in its own module under ``cli/``."""
+
+from __future__ import annotations
+
+import click
+
+from ctxkeep._version import __version__
+from ctxkeep.cli.show import show
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="ctxkeep")
+def cli() -> None:
+    """ctxkeep: make context compaction of LLM agent sessions trustworthy.
+
+    Audit the compactions in any harness's session logs (audit, sweep, diff,
+    log-check), compact message lists by relevance (score, compact, replay), and
+    read what is in a log (show).
+    """
+
+
+COMMANDS: tuple[click.Command, ...] = (show,)
+for _command in COMMANDS:
+    cli.add_command(_command)
+
+
+def main() -> None:
+    cli()

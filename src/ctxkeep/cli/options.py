@@ -1,0 +1,34 @@
+"""Options shared by several commands (one definition each)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from ctxkeep.log.adapters import format_names
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def log_format_option(func: F) -> F:
+    """``--log-format``: override format sniffing."""
+    return click.option(
+        "--log-format",
+        "log_format",
+        type=click.Choice(format_names()),
+        default=None,
+        help="Read every PATH as this log format instead of sniffing it.",
+    )(func)
+
+
+def summary_index_option(func: F) -> F:
+    """``--summary-index``: mark a compaction summary in a plain message array."""
+    return click.option(
+        "--summary-index",
+        type=click.IntRange(min=0),
+        default=None,
+        help="Plain message arrays: 0-based index of the message that is a compaction "
+        "summary, when no known opening line marks it.",
+    )(func)

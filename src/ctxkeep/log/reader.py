@@ -1,0 +1,113 @@
+"""Finding session logs, telling their format and reading them into a Session."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from ctxkeep.log.adapters import ADAPTERS, Adapter, ReadOptions, adapter_named
+from ctxkeep.log.model import ParseProblem, Session
+from ctxkeep.log.source import read_head
+
+__all__ = ["discover", "read_session", "sniff"]
+
+_SESSION_SUFFIXES = (".jsonl", ".json")
+
+
+def sniff(path: Path) -> Adapter | None:
+    """The first adapter whose ``sniff`` accepts the head of ``path``, or None."""
+    head = read_head(path)
+    for adapter in ADAPTERS:
+        if adapter.sniff(head):
+            return adapter
+    return None
+
+
+def read_session(
+    path: str | Path,
+    *,
+    format: str | None = None,
+    options: ReadOptions | None = None,
+) -> Session:
+    """Read one session log. Never raises on bad input: problems land in the Session.
+
+    ``format`` overrides sniffing (one of :func:`~ctxkeep.log.adapters.format_names`;
+    an unknown name raises ``KeyError``, which is a usage error, not bad input).
+    """
+    display = str(path)
+    p = Path(path)
+    opts = options or ReadOptions()
+    adapter = adapter_named(format) if format else None
+    if adapter is None:
+        if not p.exists():
+            return Session(display, "unknown", problems=(ParseProblem(0, "no such file"),))
+        adapter = sniff(p)
+    if adapter is None:
+        reason = (
+            "is a directory with no session log in it"
+            if p.is_dir()
+            else "not a session log of any known format (use --format to choose one)"
+        )
+        problem = _unreadable_reason(p) or ParseProblem(0, reason)
+        return Session(display, "unknown", problems=(problem,))
+    return adapter.read(p, display, opts)
+
+
+def _unreadable_reason(path: Path) -> ParseProblem | None:
+    try:
+        with path.open("rb") as fh:
+            first = fh.read(8192)
+    except IsADirectoryError:
+        return None
+    except OSError as exc:
+        return ParseProblem(0, f"cannot open: {exc.strerror or exc}")
+    if not first:
+        return ParseProblem(0, "empty file")
+    if b"\x00" in first:
+        return ParseProblem(1, "binary file (NUL bytes), not a JSON log")
+    return None
+
+
+def _is_event_folder(path: Path) -> bool:
+    """An OpenHands V1 conversation: a folder of ``events/event-*.json`` files."""
+    events = path / "events" if (path / "events").is_dir() else path
+    return events.is_dir() and any(events.glob("event-*.json"))
+
+
+def discover(paths: Iterable[str | Path]) -> Iterator[Path | tuple[Path, ParseProblem]]:
+    """Expand the paths a user gave into session sources, in a stable order.
+
+    A file is itself; a folder holding OpenHands V1 events is one session; any other
+    folder is searched recursively for ``*.jsonl`` and ``*.json`` files (hidden folders
+    skipped). A path that does not exist, or a folder with no session, yields a problem.
+    """
+    for given in paths:
+        p = Path(given)
+        if not p.exists():
+            yield p, ParseProblem(0, "no such file or directory")
+        elif p.is_file() or _is_event_folder(p):
+            yield p
+        else:
+            found = False
+            for child in sorted(_walk(p)):
+                found = True
+                yield child
+            if not found:
+                yield p, ParseProblem(0, "folder holds no *.jsonl or *.json session log")
+
+
+def _walk(folder: Path) -> Iterator[Path]:
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        if entry.is_dir():
+            if _is_event_folder(entry):
+                yield entry
+            elif entry.name != "events":
+                yield from _walk(entry)
+        elif entry.suffix in _SESSION_SUFFIXES and entry.is_file():
+            yield entry

@@ -1,0 +1,174 @@
+"""Reading raw bytes into JSON records without ever failing on bad input.
+
+Every adapter reads through here. A line that cannot be decoded becomes a
+:class:`ParseProblem` with its 1-based line number and a reason a person can act on;
+the lines after it are still read. Nothing here writes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from ctxkeep.log.model import ParseProblem
+
+__all__ = [
+    "Head",
+    "Record",
+    "decode_json",
+    "iter_records",
+    "read_head",
+    "read_whole",
+]
+
+_decoder = msgspec.json.Decoder()
+_HEAD_RECORDS = 25
+_HEAD_BYTES = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One decoded JSON value and the 1-based line it started on."""
+
+    line: int
+    value: Any
+
+
+def decode_json(data: bytes | str) -> Any:
+    """Decode one JSON document; raises ``ValueError`` with a readable reason."""
+    try:
+        return _decoder.decode(data)
+    except msgspec.DecodeError as exc:
+        msg = str(exc)
+        if "utf-8" in msg.lower() or "unicode" in msg.lower():
+            raise ValueError(f"invalid UTF-8 ({msg})") from None
+        raise ValueError(f"invalid JSON ({msg})") from None
+    except RecursionError:
+        raise ValueError("JSON nested too deeply to read") from None
+
+
+def _problem_for_path(path: Path) -> ParseProblem | None:
+    if path.is_dir():
+        return ParseProblem(0, "is a directory, not a session log file")
+    if not path.exists():
+        return ParseProblem(0, "no such file")
+    return None
+
+
+def iter_records(path: Path) -> Iterator[Record | ParseProblem]:
+    """Yield each line of a JSONL file as a :class:`Record` or a :class:`ParseProblem`.
+
+    Blank lines are skipped. A file with NUL bytes in its first kilobytes is reported as
+    binary and not read further; an empty file yields one problem.
+    """
+    problem = _problem_for_path(path)
+    if problem is not None:
+        yield problem
+        return
+    try:
+        fh = path.open("rb")
+    except OSError as exc:
+        yield ParseProblem(0, f"cannot open: {exc.strerror or exc}")
+        return
+    with fh:
+        first = fh.read(8192)
+        if not first:
+            yield ParseProblem(0, "empty file")
+            return
+        if b"\x00" in first:
+            yield ParseProblem(1, "binary file (NUL bytes), not a JSON log")
+            return
+        fh.seek(0)
+        lineno = 0
+        for raw in fh:
+            lineno += 1
+            stripped = raw.strip()
+            if not stripped:
+                continue
+            try:
+                yield Record(lineno, _decoder.decode(stripped))
+            except (msgspec.DecodeError, RecursionError) as exc:
+                if not raw.endswith(b"\n") and isinstance(exc, msgspec.DecodeError):
+                    reason = "truncated last line (no newline, incomplete JSON)"
+                else:
+                    try:
+                        decode_json(stripped)
+                    except ValueError as err:
+                        reason = str(err)
+                    else:  # pragma: no cover - the decoder is deterministic
+                        reason = "invalid JSON"
+                yield ParseProblem(lineno, reason)
+
+
+def read_whole(path: Path) -> tuple[Any, ParseProblem | None]:
+    """Decode a whole file as one JSON document (plain message arrays)."""
+    problem = _problem_for_path(path)
+    if problem is not None:
+        return None, problem
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return None, ParseProblem(0, f"cannot open: {exc.strerror or exc}")
+    if not data.strip():
+        return None, ParseProblem(0, "empty file")
+    if b"\x00" in data[:8192]:
+        return None, ParseProblem(1, "binary file (NUL bytes), not a JSON log")
+    try:
+        return decode_json(data), None
+    except ValueError as exc:
+        return None, ParseProblem(1, str(exc))
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """What sniffing sees: the first decoded records of a file, or a folder's listing.
+
+    ``whole`` is the whole document when the file is one JSON value spread over several
+    lines (a pretty-printed array), else None. ``is_dir`` marks a folder (OpenHands V1).
+    """
+
+    path: Path
+    records: tuple[Any, ...]
+    whole: Any
+    is_dir: bool
+
+
+def read_head(path: Path) -> Head:
+    """Read just enough of ``path`` to tell its format."""
+    if path.is_dir():
+        return Head(path, (), None, True)
+    records: list[Any] = []
+    try:
+        with path.open("rb") as fh:
+            chunk = fh.read(_HEAD_BYTES)
+    except OSError:
+        return Head(path, (), None, False)
+    if b"\x00" in chunk[:8192]:
+        return Head(path, (), None, False)
+    lines = chunk.split(b"\n")
+    if len(chunk) == _HEAD_BYTES:
+        lines = lines[:-1]  # the last piece may be cut
+    for raw in lines:
+        if not raw.strip():
+            continue
+        try:
+            records.append(_decoder.decode(raw))
+        except (msgspec.DecodeError, RecursionError):
+            continue
+        if len(records) >= _HEAD_RECORDS:
+            break
+    whole: Any = None
+    stripped = chunk.lstrip()
+    looks_like_document = stripped[:1] in (b"[", b"{") and (
+        not records or isinstance(records[0], list)
+    )
+    if looks_like_document:
+        size = os.path.getsize(path)
+        if size <= 64 * _HEAD_BYTES:
+            whole, _ = read_whole(path)
+    return Head(path, tuple(records), whole, False)

@@ -1,0 +1,46 @@
+"""Test-wide isolation: nothing a test runs may write outside a temporary folder.
+
+``CTXKEEP_HOME`` points at a session-wide temporary folder and ``CTXKEEP_PROVENANCE`` is
+``test``, so any statistics a test records are tagged and kept apart from real runs.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def isolated_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    home = tmp_path_factory.mktemp("ctxkeep-home")
+    saved = {k: os.environ.get(k) for k in ("CTXKEEP_HOME", "CTXKEEP_PROVENANCE")}
+    os.environ["CTXKEEP_HOME"] = str(home)
+    os.environ["CTXKEEP_PROVENANCE"] = "test"
+    yield home
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+def run_cli(
+    *args: str, cwd: Path | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``ctxkeep ARGS`` as a real subprocess of this interpreter."""
+    return subprocess.run(
+        [sys.executable, "-m", "ctxkeep", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        input=stdin,
+        timeout=300,
+        check=False,
+    )
