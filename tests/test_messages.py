@@ -95,3 +95,50 @@ def test_never_raises_on_any_json(value: Any) -> None:
     message_text(value)
     tool_call_ids(value)
     tool_result_ids(value)
+
+
+def test_tool_calls_and_results_carry_name_arguments_text_and_error() -> None:
+    from ctxkeep.messages import ToolCall, ToolResult, tool_calls, tool_results
+
+    assert tool_calls(OPENAI_CALL) == (ToolCall("c1", "read", '{"p":"a.py"}'),)
+    assert tool_calls(ANTHROPIC_CALL) == (ToolCall("t1", "Read", '{"path":"src/a.py"}'),)
+    assert tool_calls(NATIVE_CALL) == (ToolCall("k1", "bash", '{"cmd":"ls"}'),)
+    assert tool_results(OPENAI_RESULT) == (ToolResult("c1", "print(1)"),)
+    failed = {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "t9", "content": "no", "is_error": True}
+        ],
+    }
+    assert tool_results(failed) == (ToolResult("t9", "no", is_error=True),)
+    # A call whose id is not a string is still a call; only the id is unknown.
+    assert tool_calls({"role": "assistant", "tool_calls": [{"id": 5, "function": {}}]}) == (
+        ToolCall(None, None, ""),
+    )
+
+
+def test_message_prose_leaves_out_tool_traffic_and_compaction_blocks() -> None:
+    from ctxkeep.messages import compaction_summaries, message_prose
+
+    assert message_prose(ANTHROPIC_CALL) == "Reading."
+    assert message_prose(ANTHROPIC_RESULT) == ""
+    assert message_prose(OPENAI_CALL) == ""
+    summary = {
+        "role": "assistant",
+        "content": [{"type": "compaction", "content": "We fixed the parser."}],
+    }
+    assert message_prose(summary) == ""
+    assert compaction_summaries(summary) == ("We fixed the parser.",)
+    assert compaction_summaries({"type": "compaction", "content": "bare"}) == ("bare",)
+
+
+def test_deeply_nested_tool_results_do_not_exhaust_the_stack() -> None:
+    message: dict[str, Any] = {"role": "user", "content": []}
+    inner: list[Any] = message["content"]
+    for _ in range(600):  # msgspec decodes this depth; unbounded recursion here did not
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": "x", "content": []}
+        inner.append(block)
+        inner = block["content"]
+    inner.append({"type": "text", "text": "deep"})
+    assert message_text(message) == ""  # text past the nesting limit is not read
+    assert tool_result_ids(message) == ("x",)

@@ -11,22 +11,51 @@ the same thing everywhere. Every function accepts any object and never raises.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any, Literal, TypeGuard
 
 import msgspec
 
 __all__ = [
     "Dialect",
+    "ToolCall",
+    "ToolResult",
+    "compaction_summaries",
     "dialect_of",
+    "message_prose",
     "message_role",
     "message_text",
     "tool_call_ids",
+    "tool_calls",
     "tool_result_ids",
+    "tool_results",
 ]
 
 Dialect = Literal["openai", "anthropic", "ctxkeep", "unknown"]
 
 _encode = msgspec.json.Encoder(order="sorted")
+# Tool results may hold content lists that hold tool results: a hostile message nested a
+# few hundred levels deep would otherwise exhaust Python's recursion limit.
+_MAX_NESTING = 32
+_PROSE_PARTS = ("text", "input_text", "output_text", "thinking")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call a message makes: ``arguments`` is the input as JSON text."""
+
+    id: str | None
+    name: str | None
+    arguments: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """One tool result a message carries, answering the call ``id``."""
+
+    id: str | None
+    text: str
+    is_error: bool = False
 
 
 def _dump(value: Any) -> str:
@@ -73,7 +102,7 @@ def message_role(message: Any) -> str | None:
     return role if isinstance(role, str) else None
 
 
-def _part_text(part: Any) -> str:
+def _part_text(part: Any, depth: int = 0) -> str:
     if isinstance(part, str):
         return part
     if not isinstance(part, Mapping):
@@ -85,7 +114,7 @@ def _part_text(part: Any) -> str:
     if kind == "tool_use":
         return f"{part.get('name', '')} {_dump(part.get('input', ''))}".strip()
     if kind == "tool_result":
-        return _content_text(part.get("content"))
+        return _content_text(part.get("content"), depth + 1)
     if kind == "thinking":
         thought = part.get("thinking")
         return thought if isinstance(thought, str) else ""
@@ -95,12 +124,18 @@ def _part_text(part: Any) -> str:
     return ""
 
 
-def _content_text(content: Any) -> str:
+def _content_text(content: Any, depth: int = 0) -> str:
     if isinstance(content, str):
         return content
-    if isinstance(content, Sequence) and not isinstance(content, bytes | bytearray):
-        return "\n".join(t for t in (_part_text(p) for p in content) if t)
+    if depth > _MAX_NESTING:
+        return ""
+    if _is_list(content):
+        return "\n".join(t for t in (_part_text(p, depth) for p in content) if t)
     return ""
+
+
+def _is_list(value: Any) -> TypeGuard[Sequence[Any]]:
+    return isinstance(value, Sequence) and not isinstance(value, str | bytes | bytearray)
 
 
 def message_text(message: Any) -> str:
@@ -130,47 +165,141 @@ def message_text(message: Any) -> str:
 
 def tool_call_ids(message: Any) -> tuple[str, ...]:
     """The ids of the tool calls this message makes (OpenAI, Anthropic or ctxkeep)."""
-    if not isinstance(message, Mapping):
-        return ()
-    if dialect_of(message) == "ctxkeep":
-        cid = message.get("call_id")
-        return (cid,) if message.get("type") == "tool/call" and isinstance(cid, str) else ()
-    ids: list[str] = []
-    calls = message.get("tool_calls")
-    if isinstance(calls, Sequence) and not isinstance(calls, str | bytes):
-        ids.extend(
-            c["id"] for c in calls if isinstance(c, Mapping) and isinstance(c.get("id"), str)
-        )
-    content = message.get("content")
-    if isinstance(content, Sequence) and not isinstance(content, str | bytes):
-        ids.extend(
-            b["id"]
-            for b in content
-            if isinstance(b, Mapping)
-            and b.get("type") == "tool_use"
-            and isinstance(b.get("id"), str)
-        )
-    return tuple(ids)
+    return tuple(c.id for c in tool_calls(message) if c.id is not None)
 
 
 def tool_result_ids(message: Any) -> tuple[str, ...]:
     """The ids of the tool calls this message answers."""
+    return tuple(r.id for r in tool_results(message) if r.id is not None)
+
+
+def message_prose(message: Any) -> str:
+    """What the message says in words: text and thinking parts, without tool calls, tool
+    results or compaction blocks (those are read by :func:`tool_calls`,
+    :func:`tool_results` and :func:`compaction_summaries`)."""
+    if isinstance(message, str):
+        return message
+    if not isinstance(message, Mapping):
+        return ""
+    if dialect_of(message) == "ctxkeep":
+        if message.get("type") in ("tool/call", "tool/result"):
+            return ""
+        text = message.get("text")
+        return text if isinstance(text, str) else ""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if not _is_list(content):
+        return ""
+    texts: list[str] = []
+    for part in content:
+        if isinstance(part, str):
+            texts.append(part)
+        elif isinstance(part, Mapping) and part.get("type") in _PROSE_PARTS:
+            texts.append(_part_text(part))
+    return "\n".join(t for t in texts if t)
+
+
+def tool_calls(message: Any) -> tuple[ToolCall, ...]:
+    """The tool calls this message makes, in order (an id that is not a string is None)."""
     if not isinstance(message, Mapping):
         return ()
     if dialect_of(message) == "ctxkeep":
-        cid = message.get("call_id")
-        return (cid,) if message.get("type") == "tool/result" and isinstance(cid, str) else ()
-    ids: list[str] = []
-    tcid = message.get("tool_call_id")
-    if isinstance(tcid, str):
-        ids.append(tcid)
-    content = message.get("content")
-    if isinstance(content, Sequence) and not isinstance(content, str | bytes):
-        ids.extend(
-            b["tool_use_id"]
-            for b in content
-            if isinstance(b, Mapping)
-            and b.get("type") == "tool_result"
-            and isinstance(b.get("tool_use_id"), str)
+        if message.get("type") != "tool/call":
+            return ()
+        return (
+            ToolCall(
+                _str_or_none(message.get("call_id")),
+                _str_or_none(message.get("name")),
+                _dump(message.get("input", "")),
+            ),
         )
-    return tuple(ids)
+    calls: list[ToolCall] = []
+    raw_calls = message.get("tool_calls")
+    if _is_list(raw_calls):
+        for call in raw_calls:
+            if not isinstance(call, Mapping):
+                continue
+            fn = call.get("function")
+            fn = fn if isinstance(fn, Mapping) else {}
+            calls.append(
+                ToolCall(
+                    _str_or_none(call.get("id")),
+                    _str_or_none(fn.get("name")),
+                    _dump(fn.get("arguments", "")),
+                )
+            )
+    content = message.get("content")
+    if _is_list(content):
+        calls.extend(
+            ToolCall(
+                _str_or_none(b.get("id")),
+                _str_or_none(b.get("name")),
+                _dump(b.get("input", "")),
+            )
+            for b in content
+            if isinstance(b, Mapping) and b.get("type") == "tool_use"
+        )
+    return tuple(calls)
+
+
+def tool_results(message: Any) -> tuple[ToolResult, ...]:
+    """The tool results this message carries, in order (an OpenAI ``tool`` message is one
+    result; an Anthropic message may hold several ``tool_result`` blocks)."""
+    if not isinstance(message, Mapping):
+        return ()
+    if dialect_of(message) == "ctxkeep":
+        if message.get("type") != "tool/result":
+            return ()
+        text = message.get("text")
+        return (
+            ToolResult(
+                _str_or_none(message.get("call_id")),
+                text if isinstance(text, str) else "",
+                message.get("is_error") is True,
+            ),
+        )
+    results: list[ToolResult] = []
+    if message.get("role") == "tool" or "tool_call_id" in message:
+        results.append(
+            ToolResult(
+                _str_or_none(message.get("tool_call_id")),
+                _content_text(message.get("content")),
+            )
+        )
+    content = message.get("content")
+    if _is_list(content):
+        results.extend(
+            ToolResult(
+                _str_or_none(b.get("tool_use_id")),
+                _content_text(b.get("content"), 1),
+                b.get("is_error") is True,
+            )
+            for b in content
+            if isinstance(b, Mapping) and b.get("type") == "tool_result"
+        )
+    return tuple(results)
+
+
+def compaction_summaries(message: Any) -> tuple[str, ...]:
+    """The texts of Anthropic server-side ``{"type": "compaction", "content": ...}`` blocks
+    in this message (a bare block counts too): each is a summary that replaced the
+    conversation before it."""
+    if not isinstance(message, Mapping):
+        return ()
+    if message.get("type") == "compaction" and "role" not in message:
+        blocks: Sequence[Any] = (message,)
+    else:
+        content = message.get("content")
+        blocks = content if _is_list(content) else ()
+    return tuple(
+        b["content"]
+        for b in blocks
+        if isinstance(b, Mapping)
+        and b.get("type") == "compaction"
+        and isinstance(b.get("content"), str)
+    )
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
