@@ -7,12 +7,12 @@ tried before the plain message arrays, and ``openai`` is last because a list of
 
 from __future__ import annotations
 
-from ctxkeep.log.adapters import native
+from ctxkeep.log.adapters import claude_code, native
 from ctxkeep.log.adapters.base import Adapter, ReadOptions
 
 __all__ = ["ADAPTERS", "Adapter", "ReadOptions", "adapter_named", "format_names"]
 
-ADAPTERS: tuple[Adapter, ...] = (native.ADAPTER,)
+ADAPTERS: tuple[Adapter, ...] = (native.ADAPTER, claude_code.ADAPTER)
 
 
 def format_names() -> tuple[str, ...]:
