@@ -32,7 +32,7 @@ What becomes what:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,7 @@ from ctxkeep.log.adapters.base import ReadOptions, SessionBuilder, as_int, as_st
 from ctxkeep.log.model import (
     Compaction,
     CompactionStatus,
+    Event,
     EventKind,
     Prune,
     Session,
@@ -180,7 +181,7 @@ def _usage_tokens(usage: Any) -> int | None:
     return total if seen else None
 
 
-@dataclass
+@dataclass(slots=True)
 class _Boundary:
     """A compaction while the file is read; turned into a Compaction at the end."""
 
@@ -200,7 +201,7 @@ class _Boundary:
     first_usage_after: int | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class _State:
     """What one read accumulates besides the events themselves."""
 
@@ -210,6 +211,8 @@ class _State:
     # seq - 1 -> uuid of the record the event came from (None: no uuid, e.g. queue ops).
     event_uuid: list[str | None]
     message_event: dict[str, int]
+    # index of a merged assistant message -> the text of its later blocks
+    more_text: dict[int, list[str]]
     result_seqs: dict[str, list[int]]
     boundaries: list[_Boundary]
     awaiting_usage: list[_Boundary]
@@ -241,6 +244,7 @@ class _ClaudeCodeAdapter:
             parents={},
             event_uuid=[],
             message_event={},
+            more_text={},
             result_seqs={},
             boundaries=[],
             awaiting_usage=[],
@@ -283,19 +287,44 @@ class _ClaudeCodeAdapter:
                 _queued(st, rec, line)
             if b.session_id is None:
                 b.session_id = as_str(rec.get("sessionId"))
+        _join_merged_messages(st)
         _finish_compactions(st)
         return b.build()
 
 
-def _add(st: _State, kind: EventKind, uuid: str | None, **fields: Any) -> int:
-    """Add one event and remember its record's uuid; returns the event's seq."""
-    event = st.b.add(kind, **fields)
+def _add(
+    st: _State,
+    kind: EventKind,
+    uuid: str | None,
+    *,
+    line: int,
+    role: str | None = None,
+    text: str = "",
+    call_id: str | None = None,
+    tool_name: str | None = None,
+    injected: str | None = None,
+    tokens: int | None = None,
+    source_id: str | None = None,
+    is_error: bool = False,
+) -> int:
+    """Add one event and remember its record's uuid; returns the event's seq.
+
+    Events are built here rather than through ``SessionBuilder.add``: one call per event
+    instead of three keyword layers is a third of the reading time on large logs.
+    """
+    events = st.b.events
+    seq = len(events) + 1
+    events.append(
+        Event(
+            seq, kind, role, text, call_id, tool_name, injected, tokens, line, source_id, is_error
+        )
+    )
     st.event_uuid.append(uuid)
-    if kind is EventKind.USAGE and st.awaiting_usage and event.tokens is not None:
+    if tokens is not None and kind is EventKind.USAGE and st.awaiting_usage:
         for boundary in st.awaiting_usage:
-            boundary.first_usage_after = event.tokens
+            boundary.first_usage_after = tokens
         st.awaiting_usage.clear()
-    return event.seq
+    return seq
 
 
 def _assistant(st: _State, rec: dict[str, Any], line: int, uuid: str | None) -> None:
@@ -349,9 +378,9 @@ def _assistant(st: _State, rec: dict[str, Any], line: int, uuid: str | None) -> 
             continue
         index = st.message_event.get(message_id, -1)
         if index >= 0:
-            # Another block of a response already seen: one message per message.id.
-            events = st.b.events
-            events[index] = replace(events[index], text=events[index].text + "\n\n" + text)
+            # Another block of a response already seen: one message per message.id,
+            # joined once at the end of the read.
+            st.more_text.setdefault(index, []).append(text)
         else:
             seq = _add(
                 st,
@@ -364,6 +393,17 @@ def _assistant(st: _State, rec: dict[str, Any], line: int, uuid: str | None) -> 
                 source_id=uuid,
             )
             st.message_event[message_id] = seq - 1
+
+
+def _join_merged_messages(st: _State) -> None:
+    events = st.b.events
+    for index, parts in st.more_text.items():
+        e = events[index]
+        text = "\n\n".join([e.text, *parts])
+        events[index] = Event(
+            e.seq, e.kind, e.role, text, e.call_id, e.tool_name, e.injected, e.tokens, e.line,
+            e.source_id, e.is_error, e.context_window,
+        )  # fmt: skip
 
 
 def _user(st: _State, rec: dict[str, Any], line: int, uuid: str | None) -> None:
