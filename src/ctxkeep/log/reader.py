@@ -50,7 +50,14 @@ def read_session(
         )
         problem = _unreadable_reason(p) or ParseProblem(0, reason)
         return Session(display, "unknown", problems=(problem,))
-    return adapter.read(p, display, opts)
+    try:
+        return adapter.read(p, display, opts)
+    except Exception as exc:  # a bug in an adapter must not lose the other files
+        reason = (
+            f"internal error in the {adapter.name} adapter ({type(exc).__name__}: {exc}); "
+            "nothing was read from this file - please report it"
+        )
+        return Session(display, adapter.name, problems=(ParseProblem(0, reason),))
 
 
 def _unreadable_reason(path: Path) -> ParseProblem | None:

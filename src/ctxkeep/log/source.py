@@ -153,22 +153,30 @@ def read_head(path: Path) -> Head:
     lines = chunk.split(b"\n")
     if len(chunk) == _HEAD_BYTES:
         lines = lines[:-1]  # the last piece may be cut
+    first_line_decoded: bool | None = None
     for raw in lines:
         if not raw.strip():
             continue
         try:
             records.append(_decoder.decode(raw))
         except (msgspec.DecodeError, RecursionError):
+            first_line_decoded = first_line_decoded or False
             continue
+        first_line_decoded = first_line_decoded is None or first_line_decoded
         if len(records) >= _HEAD_RECORDS:
             break
     whole: Any = None
     stripped = chunk.lstrip()
+    # A document spread over lines (a pretty-printed array or object) has a first line that
+    # is not JSON by itself; the inner lines that happen to decode are not records.
+    spread = first_line_decoded is False
     looks_like_document = stripped[:1] in (b"[", b"{") and (
-        not records or isinstance(records[0], list)
+        spread or not records or isinstance(records[0], list)
     )
     if looks_like_document:
         size = os.path.getsize(path)
         if size <= 64 * _HEAD_BYTES:
             whole, _ = read_whole(path)
+        if spread and whole is not None:
+            records = []
     return Head(path, tuple(records), whole, False)

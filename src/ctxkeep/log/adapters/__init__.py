@@ -7,12 +7,17 @@ tried before the plain message arrays, and ``openai`` is last because a list of
 
 from __future__ import annotations
 
-from ctxkeep.log.adapters import claude_code, native
+from ctxkeep.log.adapters import anthropic, claude_code, native, openai
 from ctxkeep.log.adapters.base import Adapter, ReadOptions
 
 __all__ = ["ADAPTERS", "Adapter", "ReadOptions", "adapter_named", "format_names"]
 
-ADAPTERS: tuple[Adapter, ...] = (native.ADAPTER, claude_code.ADAPTER)
+ADAPTERS: tuple[Adapter, ...] = (
+    native.ADAPTER,
+    claude_code.ADAPTER,
+    anthropic.ADAPTER,
+    openai.ADAPTER,
+)
 
 
 def format_names() -> tuple[str, ...]:
