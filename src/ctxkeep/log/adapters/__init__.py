@@ -7,7 +7,7 @@ tried before the plain message arrays, and ``openai`` is last because a list of
 
 from __future__ import annotations
 
-from ctxkeep.log.adapters import anthropic, claude_code, native, openai
+from ctxkeep.log.adapters import anthropic, claude_code, codex, native, openai, openhands
 from ctxkeep.log.adapters.base import Adapter, ReadOptions
 
 __all__ = ["ADAPTERS", "Adapter", "ReadOptions", "adapter_named", "format_names"]
@@ -15,6 +15,8 @@ __all__ = ["ADAPTERS", "Adapter", "ReadOptions", "adapter_named", "format_names"
 ADAPTERS: tuple[Adapter, ...] = (
     native.ADAPTER,
     claude_code.ADAPTER,
+    codex.ADAPTER,
+    openhands.ADAPTER,
     anthropic.ADAPTER,
     openai.ADAPTER,
 )
