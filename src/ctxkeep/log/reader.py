@@ -7,19 +7,23 @@ from pathlib import Path
 
 from ctxkeep.log.adapters import ADAPTERS, Adapter, ReadOptions, adapter_named
 from ctxkeep.log.model import ParseProblem, Session
-from ctxkeep.log.source import read_head
+from ctxkeep.log.source import iter_records, read_head, read_whole
 
 __all__ = ["discover", "read_session", "sniff"]
 
 _SESSION_SUFFIXES = (".jsonl", ".json")
+_WHOLE_DOCUMENT_BYTES = 64 << 20
 
 
 def sniff(path: Path) -> Adapter | None:
     """The first adapter whose ``sniff`` accepts the head of ``path``, or None."""
     head = read_head(path)
     for adapter in ADAPTERS:
-        if adapter.sniff(head):
-            return adapter
+        try:
+            if adapter.sniff(head):
+                return adapter
+        except Exception:  # a sniffer that breaks on odd records says no, not crash all
+            continue
     return None
 
 
@@ -72,7 +76,21 @@ def _unreadable_reason(path: Path) -> ParseProblem | None:
         return ParseProblem(0, "empty file")
     if b"\x00" in first:
         return ParseProblem(1, "binary file (NUL bytes), not a JSON log")
-    return None
+    return _undecodable_reason(path)
+
+
+def _undecodable_reason(path: Path) -> ParseProblem | None:
+    """Why a file no adapter recognised cannot be read, when the reason is its JSON."""
+    first = next(iter_records(path), None)
+    if not isinstance(first, ParseProblem):
+        return None
+    problem: ParseProblem | None = first
+    if path.stat().st_size <= _WHOLE_DOCUMENT_BYTES:
+        whole, problem = read_whole(path)  # a pretty-printed document is valid JSON
+        if problem is None and whole is not None:
+            return None
+    problem = problem or first
+    return ParseProblem(problem.line, f"{problem.reason}; not readable as any known format")
 
 
 def _is_event_folder(path: Path) -> bool:

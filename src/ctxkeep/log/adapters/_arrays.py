@@ -179,6 +179,11 @@ def _is_multiline_document(peek: bytes) -> bool:
         return True
     if first != b"{":
         return False
+    # A pretty-printed object's first line is left open ("{", '{"system": "...",'); a
+    # JSONL line that is merely broken ends anywhere.
+    first_line = peek[start:].split(b"\n", 1)[0].rstrip()
+    if first_line[-1:] not in (b"{", b"[", b",", b":"):
+        return False
     depth = 0
     for m in _TOKEN.finditer(peek, start):
         c = peek[m.start()]
@@ -256,7 +261,14 @@ def _load_document(path: Path) -> _Loaded:
             _take_raw_object(out, data, lines, fields)
     except (msgspec.DecodeError, RecursionError) as exc:
         _salvage(out, data, lines, start, exc)
+        as_lines = _load_jsonl(path)
+        if _good_items(as_lines) > _good_items(out):
+            return as_lines  # JSONL whose first line is broken, not a broken document
     return out
+
+
+def _good_items(loaded: _Loaded) -> int:
+    return sum(1 for item in loaded.items if item.problem is None)
 
 
 def _take_raw_elements(
@@ -599,7 +611,10 @@ def chat_messages_in_head(head: Head) -> tuple[list[Any], dict[str, Any] | None]
 def looks_like_chat(messages: list[Any]) -> bool:
     """Every message seen is an object with a known role and content or tool calls."""
     return bool(messages) and all(
-        isinstance(m, Mapping) and m.get("role") in ROLES and ("content" in m or "tool_calls" in m)
+        isinstance(m, Mapping)
+        and isinstance(m.get("role"), str)
+        and m["role"] in ROLES
+        and ("content" in m or "tool_calls" in m)
         for m in messages
     )
 
