@@ -8,6 +8,7 @@ import pytest
 
 from ctxkeep.verify import (
     TRUNCATION_NOTICE,
+    CtxkeepCompaction,
     GuardedResult,
     RoundGroupTruncation,
     Size,
@@ -17,7 +18,12 @@ from ctxkeep.verify import (
     settle,
     split_points,
 )
-from tests.verify.sessions import incident_session, narrow_split_points, openai_session
+from tests.verify.sessions import (
+    chatty_session,
+    incident_session,
+    narrow_split_points,
+    openai_session,
+)
 
 
 @dataclass(frozen=True)
@@ -256,3 +262,33 @@ def test_anthropic_strict_alternation_is_enforced_when_asked() -> None:
     assert "same-role-twice" in {p.code for p in result.attempts[0].problems}
     # Read as OpenAI (the default for plain lists) the same result is accepted.
     assert guard(keeps_users_only, fallbacks=())(session).success
+
+
+def test_default_chain_falls_back_to_ctxkeeps_compactor() -> None:
+    session = chatty_session()
+    result = guard(naive_compactor)(session)
+    assert [a.outcome for a in result.attempts] == ["noop", "compacted"]
+    assert result.strategy == "ctxkeep.compact"
+    assert result.success
+    assert sequence_problems(result.messages, "openai") == ()
+    assert result.messages[0] == session[0]
+    assert result.messages[-1] == session[-1]
+
+
+def test_whatever_ctxkeeps_compactor_returns_only_a_valid_anthropic_list_gets_through() -> None:
+    # A plain user/assistant conversation: ctxkeep.compact (2026-11-29) keeps assistant
+    # turns and drops user ones here, which Anthropic rejects; the guard must catch it.
+    session: list[dict[str, Any]] = []
+    for k in range(12):
+        session.append({"role": "user", "content": f"Tell me about tea, part {k}. " * 10})
+        session.append({"role": "assistant", "content": f"Tea facts, part {k}. " * 10})
+    session.append({"role": "user", "content": "Which part was best?"})
+    for role in (None, "user"):
+        strategy = CtxkeepCompaction(task="tea", summary_role=role)
+        result = guard(strategy, fallbacks=(), api="anthropic")(session)
+        if result.success:
+            assert sequence_problems(result.messages, "anthropic") == ()
+        else:
+            assert result.messages == session
+            assert result.attempts[0].outcome in ("invalid", "noop")
+            assert "rolled back" in result.reason or "did not shrink" in result.reason

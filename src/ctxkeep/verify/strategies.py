@@ -75,12 +75,15 @@ class CtxkeepCompaction:
     """ctxkeep's relevance-scored compactor (``ctxkeep.compact``) as a guard strategy.
 
     Without a ``target_tokens`` the budget is ``keep_fraction`` of the input's tokens.
+    ``summary_role`` is passed on when given (``user`` for plain-text Anthropic lists,
+    which have no system role after the start).
     """
 
     task: str = ""
     target_tokens: int | None = None
     keep_fraction: float = 2 / 3
     keep_recent: int = 4
+    summary_role: str | None = None
 
     strategy_name: ClassVar[str] = "ctxkeep.compact"
     summary_kind: ClassVar[str] = "extractive"
@@ -92,7 +95,15 @@ class CtxkeepCompaction:
         if target is None:
             total = sum(count_tokens(message_text(m)) for m in messages)
             target = max(1, int(total * self.keep_fraction))
-        return compact(messages, self.task, target_tokens=target, keep_recent=self.keep_recent)
+        if self.summary_role is None:
+            return compact(messages, self.task, target_tokens=target, keep_recent=self.keep_recent)
+        return compact(
+            messages,
+            self.task,
+            target_tokens=target,
+            keep_recent=self.keep_recent,
+            summary_role=self.summary_role,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +134,8 @@ class RoundGroupTruncation:
         for i in range(len(messages) - 1, -1, -1):
             tail_tokens[i] = tail_tokens[i + 1] + sizes[i]
         budget = (tail_tokens[lead]) * self.keep_fraction
-        cuts = [i for i in split_points(messages) if i > lead and _joins(messages[i], api)]
+        # dropping one message for one notice would shrink nothing
+        cuts = [i for i in split_points(messages) if i >= lead + 2 and _joins(messages[i], api)]
         if not cuts:
             return list(messages)
         cut = next((i for i in cuts if tail_tokens[i] <= budget), cuts[-1])
