@@ -201,7 +201,8 @@ class Guard:
 
     def __call__(self, messages: Sequence[Any]) -> GuardedResult:
         original = list(messages)
-        before = measure(original)
+        counts: dict[str, int] = {}
+        before = measure(original, counts)
         if self.breaker_open and not self._probe_due():
             return GuardedResult(
                 success=False,
@@ -221,7 +222,7 @@ class Guard:
         attempts: list[Attempt] = []
         taken: list[Any] | None = None
         for strategy in self.strategies:
-            attempt, output = _try(strategy, original, before, api, known)
+            attempt, output = _try(strategy, original, before, api, known, counts)
             attempts.append(attempt)
             if output is not None:
                 taken = output
@@ -333,6 +334,7 @@ def _try(
     before: Size,
     api: Api,
     known: Sequence[SequenceProblem],
+    counts: dict[str, int],
 ) -> tuple[Attempt, list[Any] | None]:
     """Run one strategy on a copy of the input; its output only if it really compacted."""
     name = strategy_name(strategy)
@@ -346,7 +348,7 @@ def _try(
     if output is None:
         reason = f"{name} returned {type(raw).__name__}, not a message list"
         return Attempt(name, "not-a-list", reason, summary_kind=kind), None
-    after = measure(output)
+    after = measure(output, counts)
     problems = new_problems(known, sequence_problems(output, api))
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""

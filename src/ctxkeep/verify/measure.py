@@ -38,9 +38,21 @@ class Size:
         return self.messages < other.messages and self.tokens < other.tokens
 
 
-def measure(messages: Sequence[Any]) -> Size:
-    """Count the messages and the tokens of their text (tool calls and results included)."""
-    return Size(len(messages), sum(count_tokens(message_text(m)) for m in messages))
+def measure(messages: Sequence[Any], counts: dict[str, int] | None = None) -> Size:
+    """Count the messages and the tokens of their text (tool calls and results included).
+
+    ``counts`` caches token counts by text across calls: a result mostly holds messages of
+    its input, whose text need not be counted twice.
+    """
+    cache = {} if counts is None else counts
+    total = 0
+    for message in messages:
+        text = message_text(message)
+        tokens = cache.get(text)
+        if tokens is None:
+            tokens = cache[text] = count_tokens(text)
+        total += tokens
+    return Size(len(messages), total)
 
 
 def fingerprint(message: Any) -> str:

@@ -96,13 +96,14 @@ def sequence_problems(messages: Sequence[Any], api: Api) -> tuple[SequenceProble
     """Every reason ``api`` would reject ``messages`` (empty when it would accept them)."""
     if not messages:
         return (SequenceProblem("empty", 0, "", "the list holds no message"),)
+    view = _View(messages)
     if api == "openai":
-        found = _openai(messages)
+        found = _openai(view)
     elif api == "anthropic":
-        found = _anthropic(messages)
+        found = _anthropic(view)
     else:
         found = _ctxkeep(messages)
-    found.extend(_pairing(messages))
+    found.extend(_pairing(view))
     return tuple(sorted(set(found), key=lambda p: (p.index, p.code, p.subject)))
 
 
@@ -118,7 +119,17 @@ def new_problems(
     return tuple(p for p in after if (p.code, p.subject) not in known)
 
 
-def _pairing(messages: Sequence[Any]) -> list[SequenceProblem]:
+class _View:
+    """Roles and tool ids of each message, read once (the checks walk them twice)."""
+
+    def __init__(self, messages: Sequence[Any]) -> None:
+        self.messages = messages
+        self.roles = [message_role(m) for m in messages]
+        self.calls = [tool_call_ids(m) for m in messages]
+        self.results = [tool_result_ids(m) for m in messages]
+
+
+def _pairing(view: _View) -> list[SequenceProblem]:
     """Call/result pairing that holds for every API, wherever the result stands.
 
     A result answers the open call with its id. An id may be used again once its call
@@ -127,8 +138,8 @@ def _pairing(messages: Sequence[Any]) -> list[SequenceProblem]:
     found: list[SequenceProblem] = []
     open_calls: dict[str, int] = {}
     called: set[str] = set()
-    for index, message in enumerate(messages):
-        for call_id in tool_result_ids(message):
+    for index in range(len(view.messages)):
+        for call_id in view.results[index]:
             if open_calls.pop(call_id, None) is not None:
                 continue
             if call_id in called:
@@ -146,7 +157,7 @@ def _pairing(messages: Sequence[Any]) -> list[SequenceProblem]:
                         f"tool result {call_id!r} answers no earlier tool call",
                     )
                 )
-        for call_id in tool_call_ids(message):
+        for call_id in view.calls[index]:
             if call_id in open_calls:
                 found.append(
                     SequenceProblem(
@@ -174,12 +185,12 @@ def _not_a_message(index: int, message: Any) -> SequenceProblem:
     return SequenceProblem("not-a-message", index, kind, f"a {kind} is not a message")
 
 
-def _openai(messages: Sequence[Any]) -> list[SequenceProblem]:
+def _openai(view: _View) -> list[SequenceProblem]:
     found: list[SequenceProblem] = []
     pending: dict[str, int] = {}  # calls of the last assistant message not yet answered
     seen_calls: set[str] = set()  # a result for a call never made is _pairing's orphan
-    for index, message in enumerate(messages):
-        role = message_role(message)
+    for index, message in enumerate(view.messages):
+        role = view.roles[index]
         if role is None:
             found.append(_not_a_message(index, message))
             continue
@@ -188,24 +199,24 @@ def _openai(messages: Sequence[Any]) -> list[SequenceProblem]:
                 SequenceProblem("unknown-role", index, role, f"role {role!r} is not accepted")
             )
         if role == "tool":
-            for call_id in tool_result_ids(message):
+            for call_id in view.results[index]:
                 if pending.pop(call_id, None) is None and call_id in seen_calls:
                     found.append(_not_adjacent(index, call_id))
             continue
         found.extend(_unanswered(at, cid) for cid, at in pending.items())
-        pending = dict.fromkeys(tool_call_ids(message), index) if role == "assistant" else {}
+        pending = dict.fromkeys(view.calls[index], index) if role == "assistant" else {}
         seen_calls.update(pending)
     found.extend(_unanswered(at, cid) for cid, at in pending.items())
     return found
 
 
-def _anthropic(messages: Sequence[Any]) -> list[SequenceProblem]:
+def _anthropic(view: _View) -> list[SequenceProblem]:
     found: list[SequenceProblem] = []
     previous_role: str | None = None
     pending: dict[str, int] = {}  # tool_use ids the next message must answer
     seen_calls: set[str] = set()  # a result for a call never made is _pairing's orphan
-    for index, message in enumerate(messages):
-        role = message_role(message)
+    for index, message in enumerate(view.messages):
+        role = view.roles[index]
         if role is None:
             found.append(_not_a_message(index, message))
             continue
@@ -234,11 +245,11 @@ def _anthropic(messages: Sequence[Any]) -> list[SequenceProblem]:
             found.append(
                 SequenceProblem("same-role-twice", index, role, f"two {role} messages in a row")
             )
-        for call_id in tool_result_ids(message):
+        for call_id in view.results[index]:
             if pending.pop(call_id, None) is None and call_id in seen_calls:
                 found.append(_not_adjacent(index, call_id))
         found.extend(_unanswered(at, cid) for cid, at in pending.items())
-        pending = dict.fromkeys(tool_call_ids(message), index)
+        pending = dict.fromkeys(view.calls[index], index)
         seen_calls.update(pending)
         previous_role = role
     found.extend(_unanswered(at, cid) for cid, at in pending.items())
