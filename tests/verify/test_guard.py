@@ -132,6 +132,7 @@ def test_breaker_opens_after_three_failures_refuses_without_running_and_resets()
     guarded = guard(broken, fallbacks=(), max_failures=3)
     results = [guarded(session) for _ in range(3)]
     assert [r.breaker_open for r in results] == [False, False, True]
+    assert results[2].settle().user_notice.endswith("switched off until a reset.")
     assert all(not r.success for r in results)
     assert "RuntimeError: provider returned 529 overloaded" in results[0].reason
     assert len(calls) == 3

@@ -10,7 +10,8 @@ that raised or was rolled back. ``ctxkeep audit`` reads the file like any other 
 The file is only ever appended to. Seqs continue from the largest seq already in it. The
 log remembers which messages of the current context it has written (by content), so a
 message kept across compactions is written once; a new :class:`EventLog` on an existing
-file does not know them and writes the next input in full.
+file does not know them and writes the next input in full. One writer per file: two
+processes appending to the same log would repeat seqs (CK001 would say so).
 """
 
 from __future__ import annotations

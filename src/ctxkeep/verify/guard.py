@@ -145,6 +145,8 @@ def settle(result: GuardedResult) -> Settlement:
         notice = f"Compaction is switched off: {result.reason}"
     else:
         notice = f"Compaction failed; the conversation is unchanged ({before}). {result.reason}"
+        if result.breaker_open:
+            notice += " Compaction is now switched off until a reset."
     return Settlement(compacted=False, user_notice=notice, model_notice=None)
 
 
