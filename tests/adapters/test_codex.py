@@ -17,6 +17,7 @@ from ctxkeep.log.reader import sniff
 from tests.conftest import run_cli
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "codex"
+EXAMPLES = Path(__file__).resolve().parent.parent.parent / "examples"
 M, CALL, RESULT, USAGE, OTHER = (
     EventKind.MESSAGE,
     EventKind.TOOL_CALL,
@@ -290,3 +291,30 @@ def test_arbitrary_records_never_raise(
     log.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     s = codex.ADAPTER.read(log, str(log), ReadOptions())
     assert [e.seq for e in s.events] == list(range(1, len(s.events) + 1))
+
+
+def test_bundled_example_loses_the_early_constraints_at_the_local_compaction() -> None:
+    """The demo session: what the opaque and the local compaction replaced."""
+    (path,) = sorted((EXAMPLES / "codex").glob("rollout-*.jsonl"))
+    assert path.stat().st_size < 320_000
+    s = read_session(path)
+    assert (s.format, s.problems, s.context_window) == ("codex", (), 272000)
+    typed = [e for e in s.events if e.kind is M and e.role == "user" and e.injected is None]
+    first, cap, race_and_dump, post, public_api = typed
+    assert "Do not add new dependencies" in first.text
+    assert len(race_and_dump.text.encode()) > 80_000  # over Codex's carry-over budget
+    opaque, local = s.compactions
+    # server-side: encrypted, the user's messages carried verbatim
+    assert (opaque.opaque, opaque.summary) == (True, None)
+    assert {first.seq, cap.seq} <= set(opaque.preserved_seqs)
+    # local: the dump fills the budget, so the earlier messages are replaced by a summary
+    # that keeps "only touch client/retry.go" and drops "no new dependencies"
+    assert {first.seq, cap.seq, race_and_dump.seq} <= set(local.shadowed_seqs)
+    assert local.summary is not None
+    assert "Only touch client/retry.go" in local.summary
+    assert "dependenc" not in local.summary
+    assert "public API" not in local.summary
+    assert local.previous_summary is None  # the summary before it was opaque
+    assert (local.tokens_before, local.tokens_after) == (261132, 33570)
+    assert post.seq > local.start_seq
+    assert public_api.seq > post.seq

@@ -17,6 +17,7 @@ from ctxkeep.log.source import Head
 from tests.conftest import run_cli
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "openhands"
+EXAMPLES = Path(__file__).resolve().parent.parent.parent / "examples"
 M, CALL, RESULT = EventKind.MESSAGE, EventKind.TOOL_CALL, EventKind.TOOL_RESULT
 START, END = EventKind.COMPACTION_START, EventKind.COMPACTION_END
 SUMMARISED, STARTED = CompactionStatus.SUMMARISED, CompactionStatus.STARTED
@@ -337,3 +338,25 @@ def test_arbitrary_v1_files_never_raise(
         (folder / f"event-{n:05d}-x.json").write_text(json.dumps(event), encoding="utf-8")
     s = openhands.ADAPTER.read(folder.parent, "conv", ReadOptions())
     assert len(s.events) <= 2 * len(events)
+
+
+def test_bundled_example_forgets_the_chinese_constraints() -> None:
+    """The demo session: the auto condensation forgets the follow-up with 不要修改公共接口."""
+    path = EXAMPLES / "openhands" / "weatherhub-retry.json"
+    assert path.stat().st_size < 200_000
+    s = read_session(path)
+    assert (s.format, s.problems) == ("openhands", ())
+    typed = [e for e in s.events if e.kind is M and e.role == "user" and e.injected is None]
+    task, chinese, four_xx, complaint, condense = typed
+    assert "不要修改公共接口" in chinese.text
+    auto, manual = s.compactions
+    assert (auto.trigger, manual.trigger) == ("auto", "manual")
+    assert task.seq not in auto.shadowed_seqs  # kept by the condenser's keep_first
+    assert {chinese.seq, four_xx.seq} <= set(auto.shadowed_seqs)
+    assert auto.summary is not None
+    assert "不要修改公共接口" not in auto.summary
+    assert "不要引入新的依赖" not in auto.summary
+    assert "每次改完都要跑 pytest -q tests/test_http_client.py" in auto.summary
+    assert complaint.seq in manual.shadowed_seqs
+    assert condense.seq not in manual.shadowed_seqs
+    assert manual.previous_summary == auto.summary
