@@ -1,0 +1,128 @@
+"""``lexical``: Okapi BM25 of each message against the task. Offline, the default.
+
+Terms are lowercased letter/digit runs (underscores and punctuation split them, so
+``parse_config`` and ``src/parse.py`` share ``parse``) and, for Chinese, Japanese and Korean
+text that has no spaces, overlapping character bigrams. Document length is the message's
+character count, a proxy for its term count that keeps scoring one regex pass per message.
+Scores are divided by the batch's best, so the most relevant message scores 1; confidence
+is 1 because BM25 is a measurement, not a guess.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from ctxkeep.scorers.base import Score, ScoreRequest
+
+__all__ = ["LexicalScorer", "query_terms"]
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+_WORD = re.compile(rf"[^\W_{_CJK}]+")
+_CJK_RUN = re.compile(rf"[{_CJK}]+")
+
+# Function words carry no relevance; BM25's idf would only shrink them, so they are left
+# out of the query instead of costing a regex alternative each.
+_STOP_TEXT = (
+    "a an and are as at be but by do for from has have i if in is it its me my of on or "
+    "our so that the their then there this to was we were what when which will with you "
+    "your"
+)
+_STOP_WORDS = frozenset(_STOP_TEXT.split())
+
+
+def query_terms(text: str) -> tuple[list[str], list[str]]:
+    """The task's word terms (stop words removed) and CJK bigrams, each once, sorted."""
+    low = text.lower()
+    words = sorted({w for w in _WORD.findall(low) if w not in _STOP_WORDS})
+    bigrams: set[str] = set()
+    for run in _CJK_RUN.findall(low):
+        if len(run) == 1:
+            bigrams.add(run)
+        bigrams.update(run[i : i + 2] for i in range(len(run) - 1))
+    return words, sorted(bigrams)
+
+
+def _is_term_char(ch: str) -> bool:
+    """A character that continues a word term (so a match next to it is not a whole word)."""
+    return ch.isalnum() and not ("\u3040" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af")
+
+
+def _term_counts(
+    corpus: str, starts: Sequence[int], words: Sequence[str], bigrams: Sequence[str]
+) -> list[dict[str, int]]:
+    """Occurrences of each query term in each text of ``corpus`` (texts joined by NUL).
+
+    One ``str.find`` scan per term over the whole corpus: C speed, instead of a regex
+    call per message (10,000 messages: ~5 ms instead of ~60 ms).
+    """
+    counts: list[dict[str, int]] = [{} for _ in range(len(starts) - 1)]
+    size = len(corpus)
+    for term, whole_word in [(w, True) for w in words] + [(b, False) for b in bigrams]:
+        pos = corpus.find(term)
+        while pos != -1:
+            end = pos + len(term)
+            if not whole_word or (
+                (pos == 0 or not _is_term_char(corpus[pos - 1]))
+                and (end >= size or not _is_term_char(corpus[end]))
+            ):
+                found = counts[bisect.bisect_right(starts, pos) - 1]
+                found[term] = found.get(term, 0) + 1
+            pos = corpus.find(term, pos + 1)
+    return counts
+
+
+class LexicalScorer:
+    """BM25 (k1, b) of every candidate against the task, scaled to [0, 1]."""
+
+    name = "lexical"
+    remote = False
+
+    def __init__(self, k1: float = 1.2, b: float = 0.75) -> None:
+        self.k1 = k1
+        self.b = b
+
+    def score(self, request: ScoreRequest) -> Sequence[Score]:
+        candidates = request.candidates
+        if not candidates:
+            return []
+        words, bigrams = query_terms(request.task)
+        if not words and not bigrams:
+            return [Score(0.0, 1.0) for _ in candidates]
+        lengths = [len(c.text) for c in candidates]
+        starts = [0]
+        for length in lengths:
+            starts.append(starts[-1] + length + 1)
+        corpus = "\x00".join(c.text for c in candidates).lower()
+        if len(corpus) != starts[-1] - 1:
+            # lower() changed some lengths (e.g. "İ"): fall back to per-text offsets.
+            lowered = [c.text.lower() for c in candidates]
+            starts = [0]
+            for text in lowered:
+                starts.append(starts[-1] + len(text) + 1)
+            corpus = "\x00".join(lowered)
+        counts = _term_counts(corpus, starts, words, bigrams)
+        df: Counter[str] = Counter()
+        for found in counts:
+            df.update(found.keys())
+        n = len(candidates)
+        avgdl = (sum(lengths) / n) or 1.0
+        idf = {t: math.log(1.0 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+        k1, b = self.k1, self.b
+        raw: list[float] = []
+        for found, dl in zip(counts, lengths, strict=True):
+            if not found:
+                raw.append(0.0)
+                continue
+            norm = k1 * (1.0 - b + b * dl / avgdl)
+            raw.append(sum(idf[t] * tf * (k1 + 1.0) / (tf + norm) for t, tf in found.items()))
+        best = max(raw)
+        if best <= 0:
+            return [Score(0.0, 1.0) for _ in candidates]
+        return [Score(r / best, 1.0) for r in raw]
+
+    def describe(self) -> dict[str, object]:
+        return {"name": self.name, "k1": self.k1, "b": self.b}
