@@ -106,3 +106,21 @@ def test_show_summary_index_from_the_command_line(tmp_path: Path) -> None:
     assert data["format"] == "anthropic"
     assert data["compactions"][0]["shadowed"] == 3
     assert data["compactions"][0]["summary_chars"] == len("So far: branch feature/x is ready.")
+
+
+def test_the_bundled_example_has_a_claude_code_summary_then_a_compaction_block() -> None:
+    path = PLAIN.parent.parent.parent / "examples" / "anthropic" / "tilecache-race-fix.json"
+    assert path.stat().st_size < 100_000
+    s = read_session(path)
+    assert (s.format, s.problems) == ("anthropic", ())
+    first, second = s.compactions
+    assert first.summary is not None
+    assert first.summary.startswith("This session is being continued from a previous")
+    replaced = "\n".join(e.text for e in s.events_at(first.shadowed_seqs))
+    assert "Only touch files under internal/cache/" in replaced
+    assert "Do not bump the Go version in go.mod" in replaced
+    assert "internal/cache/" in first.summary
+    assert "go.mod" not in first.summary
+    assert "1.21" not in first.summary
+    assert second.previous_summary == first.summary
+    assert all(seq > first.start_seq for seq in second.shadowed_seqs)

@@ -179,3 +179,20 @@ def test_show_lists_the_summaries_of_a_chat_array() -> None:
         (2, "summarised", None, 1),
     ]
     assert path.read_bytes() == before
+
+
+def test_the_bundled_example_shows_constraints_the_summary_replaced() -> None:
+    path = PLAIN.parent.parent.parent / "examples" / "openai" / "ledgerlite-csv-export.json"
+    assert path.stat().st_size < 100_000
+    s = read_session(path)
+    assert (s.format, s.problems) == ("openai", ())
+    (c,) = s.compactions
+    assert c.summary is not None
+    assert c.summary.startswith("Another language model started to solve this problem")
+    replaced = "\n".join(e.text for e in s.events_at(c.shadowed_seqs))
+    assert "Do not change the public API of ledgerlite.core" in replaced
+    assert "We still support Python 3.9" in replaced
+    # The summary keeps some of the user's rules and drops others.
+    assert "no pandas" in c.summary
+    assert "3.9" not in c.summary
+    assert "public API" not in c.summary
