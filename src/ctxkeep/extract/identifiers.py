@@ -1,0 +1,323 @@
+"""Hard identifiers (paths, versions, ports, env vars, URLs, hashes, issues, code symbols).
+
+:func:`extract_identifiers` runs on summaries (small); :class:`SourceIndex` answers "does
+this identifier appear in the sources?" for the much larger source text. The split is the
+speed design: one compiled alternation finds candidates in the summary, named filters
+(:mod:`ctxkeep.extract.filters`) drop false positives, and the source side is a joined
+string searched with ``str.find`` (C speed, no regex over the sources).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from ctxkeep.extract._text import is_cjk_char, words_of
+from ctxkeep.extract.filters import IDENTIFIER_FILTERS
+
+__all__ = [
+    "Identifier",
+    "IdentifierCandidate",
+    "SourceIndex",
+    "extract_identifiers",
+    "identifier_candidates",
+]
+
+IDENTIFIER_KINDS = ("path", "version", "port", "env", "url", "hash", "issue", "symbol")
+
+
+@dataclass(frozen=True, slots=True)
+class Identifier:
+    """A hard identifier exactly as it stands in the text, with its kind and offsets."""
+
+    text: str
+    kind: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class IdentifierCandidate:
+    """A pattern match and the name of the filter that dropped it (None: it was kept)."""
+
+    identifier: Identifier
+    dropped_by: str | None
+
+
+_FILE_EXTENSIONS = words_of(
+    "py pyi pyx ipynb js mjs cjs jsx ts tsx vue svelte go rs c h cc cpp cxx hpp hh cs java kt "
+    "kts scala swift m mm rb php pl lua r jl dart ex exs erl hs ml clj sh bash zsh fish ps1 "
+    "bat cmd sql json jsonl ndjson yaml yml toml ini cfg conf env lock md rst txt csv tsv xml "
+    "html htm css scss sass less svg png jpg jpeg gif webp pdf log out diff patch proto "
+    "graphql gql tf hcl dockerfile mk cmake gradle wasm so dylib dll exe whl gz tgz zip tar "
+    "bz2 xz zst db sqlite parquet pkl pt onnx bin"
+)
+_EXT = "|".join(sorted(_FILE_EXTENSIONS, key=len, reverse=True))
+_SEG = r"[\w.@+~-]+"
+_VSUFFIX = r"(?:[-.+]?(?:a|b|rc|alpha|beta|dev|post|pre)\.?\d*)?"
+
+_PATTERN = re.compile(
+    "|".join(
+        [
+            # URL: scheme://... up to whitespace, quotes, brackets or CJK punctuation
+            r"(?P<url>\b(?:https?|ftp|wss?|file|ssh|git)://[^\s<>\"'`\[\]{}，。、；！？（）]+)",
+            # Windows path C:\dir\file
+            r"(?P<winpath>\b[A-Za-z]:\\[^\s\"'<>|*?]+)",
+            # slash path: /abs, ~/x, ./x, ../x, rel/ative; optional :line[:col]
+            rf"(?P<path>(?<![\w.@+~/:-])(?:~|\.{{1,2}}|{_SEG})?(?:/{_SEG})+/?(?::\d+(?::\d+)?)?)",
+            # bare file name with a known extension
+            rf"(?P<file>(?<![\w./-])[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.(?:{_EXT})"
+            r"(?::\d+(?::\d+)?)?(?![\w-]))",
+            # host:port (localhost, IPv4, host name); after paths: "file.py:12" is a line
+            r"(?P<hostport>\b(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
+            r"\.[A-Za-z]{2,})(?::\d{1,6})\b)",
+            # port by keyword: port 8080, --port=8080, PORT=8080; or a bare :8080
+            r"(?P<port>(?<![\w-])(?:--)?(?i:port)[ =:]\s?\d{1,6}\b|(?<!\S):\d{2,5}\b)",
+            # issue / PR: #123, PR 45, PR #45, issue #7, GH-12, pull request 3
+            r"(?P<issue>(?<![\w&#/])#\d{1,7}\b|\b(?:PR|MR|pr|Issue|issue|GH|gh|[Pp]ull request)"
+            r"[ -]?#?\d{1,7}\b)",
+            # version: v1.2, 1.2.3, ==2.13.0, Python 3.11 (two parts need a v, an operator
+            # or a runtime name before them: "took 3.5 s" is no version)
+            r"(?P<version>(?:==|>=|<=|~=|!=|@)(?P<vnum1>v?\d+(?:\.\d+)+" + _VSUFFIX + ")"
+            r"|\b(?i:python|py|version|release|node|go|java|ubuntu|debian|cuda|gcc|clang|rust)"
+            r"[ -]?(?P<vnum2>v?\d+(?:\.\d+)+" + _VSUFFIX + ")"
+            r"|(?<![\w.])(?P<vnum3>(?:[vV]\d+(?:\.\d+)+|\d+\.\d+\.\d+(?:\.\d+)*)" + _VSUFFIX + ")"
+            r")(?![\w.]*\w)",
+            # environment variable: $HOME, ${VAR}, %APPDATA%, NAME= at a word start
+            r"(?P<env>\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[A-Za-z_][A-Za-z0-9_]*%"
+            r"|\b[A-Z][A-Z0-9_]*[A-Z0-9](?==))",
+            # hash: hex digest (7-64) or UUID
+            r"(?P<hash>(?<![\w-])(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+            r"|[0-9a-f]{7,64}|[0-9A-F]{7,64})(?![\w-]))",
+            # code symbols: call(), dotted.name, snake_case, CONSTANT_NAME, `ticked`
+            r"(?P<call>\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\((?:\))?)",
+            r"(?P<dotted>\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b)",
+            r"(?P<snake>\b_*[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b__\w+__\b)",
+            r"(?P<constant>\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b)",
+            r"(?P<ticked>(?<=`)[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(\))?(?=`))",
+        ]
+    )
+)
+
+_GROUP_KIND = {
+    "url": "url",
+    "winpath": "path",
+    "path": "path",
+    "file": "path",
+    "hostport": "port",
+    "port": "port",
+    "issue": "issue",
+    "version": "version",
+    "env": "env",
+    "hash": "hash",
+    "call": "symbol",
+    "dotted": "symbol",
+    "snake": "symbol",
+    "constant": "symbol",
+    "ticked": "symbol",
+}
+_TRAILING_PUNCT = ".,;:!?'\"`)]}>，。；：！？、）"
+
+
+def _trim(text: str, start: int, end: int, kind: str) -> tuple[int, int]:
+    """Drop sentence punctuation glued to the end, and Chinese glued to a path's edges."""
+    if kind not in ("path", "url"):
+        return start, end
+    while end > start and text[end - 1] in _TRAILING_PUNCT:
+        # keep a closing bracket that closes one opened inside (URL with parentheses)
+        if text[end - 1] == ")" and text.count("(", start, end) >= text.count(")", start, end):
+            break
+        end -= 1
+    if kind == "path" and end > start:
+        # "修改src/a.py文件": Chinese prose touching an ASCII path on either side
+        if is_cjk_char(text[start]):
+            s = start
+            while s < end and is_cjk_char(text[s]):
+                s += 1
+            if s < end and text[s].isascii() and text[s] != "/":
+                start = s
+        if is_cjk_char(text[end - 1]):
+            e = end
+            while e > start and is_cjk_char(text[e - 1]):
+                e -= 1
+            if e > start and text[e - 1].isascii() and text[e - 1] != "/":
+                end = e
+        while end > start and text[end - 1] in _TRAILING_PUNCT:
+            end -= 1
+    return start, end
+
+
+def _candidates(text: str) -> Iterator[IdentifierCandidate]:
+    for match in _PATTERN.finditer(text):
+        group = match.lastgroup
+        if group is None:  # pragma: no cover - every alternative is a named group
+            continue
+        kind = _GROUP_KIND[group]
+        start, end = match.span()
+        if group == "version":
+            start, end = next(
+                match.span(g) for g in ("vnum1", "vnum2", "vnum3") if match.start(g) >= 0
+            )
+        start, end = _trim(text, start, end, kind)
+        if start >= end:
+            continue
+        candidate = text[start:end]
+        dropped_by: str | None = None
+        probe = _strip_line_suffix(candidate) if kind == "path" else candidate
+        for predicate in IDENTIFIER_FILTERS.get(group, IDENTIFIER_FILTERS.get(kind, ())):
+            if predicate(probe):
+                dropped_by = predicate.__name__
+                break
+        yield IdentifierCandidate(Identifier(candidate, kind, start, end), dropped_by)
+
+
+def identifier_candidates(text: str) -> list[IdentifierCandidate]:
+    """Every pattern match in ``text``, kept or dropped, with the filter that dropped it."""
+    return list(_candidates(text))
+
+
+def extract_identifiers(text: str) -> list[Identifier]:
+    """The hard identifiers of ``text`` in order: paths, versions, ports, env vars, URLs,
+    hashes, issue/PR numbers and code symbols, false positives filtered out."""
+    return [c.identifier for c in _candidates(text) if c.dropped_by is None]
+
+
+# --------------------------------------------------------------------------- source lookup
+
+_LINE_SUFFIX = re.compile(r":\d+(?::\d+)?$")
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+# Stop scanning a needle's occurrences after this many misses: it is clearly in the text,
+# and a bounded loop keeps a pathological source from costing quadratic time.
+_MAX_OCCURRENCES = 2_000
+
+
+def _strip_line_suffix(path: str) -> str:
+    return _LINE_SUFFIX.sub("", path)
+
+
+@dataclass(frozen=True, slots=True)
+class _Form:
+    """One spelling to look for: the needle, whether case is ignored, and which edges of
+    the occurrence must not touch a word character."""
+
+    needle: str
+    ignore_case: bool = False
+    left_edge: bool = True
+    right_edge: bool = True
+
+
+def _occurs(haystack: str, form: _Form) -> bool:
+    needle = form.needle
+    if not needle:
+        return False
+    check_left = form.left_edge and needle[0] in _WORD_CHARS
+    check_right = form.right_edge and needle[-1] in _WORD_CHARS
+    index = haystack.find(needle)
+    seen = 0
+    while index >= 0:
+        end = index + len(needle)
+        if (not check_left or index == 0 or haystack[index - 1] not in _WORD_CHARS) and (
+            not check_right or end == len(haystack) or haystack[end] not in _WORD_CHARS
+        ):
+            return True
+        seen += 1
+        if seen >= _MAX_OCCURRENCES:
+            return True
+        index = haystack.find(needle, index + 1)
+    return False
+
+
+def _path_forms(text: str) -> Iterator[_Form]:
+    path = _strip_line_suffix(text)
+    windows = "\\" in path
+    if windows:
+        path = path.replace("\\", "/")
+    for prefix in ("./", "~/"):
+        if path.startswith(prefix):
+            path = path[len(prefix) :]
+    path = path.rstrip("/") or path
+    yield _Form(path, ignore_case=windows)
+    if windows:
+        yield _Form(text.replace("/", "\\"), ignore_case=True)
+    # an absolute path in the summary, a shorter relative one in the tool output: accept
+    # any tail of at least two segments ("/work/main/src/a.py" -> "src/a.py")
+    segments = [s for s in path.split("/") if s]
+    for size in range(len(segments) - 1, 1, -1):
+        yield _Form("/".join(segments[-size:]), ignore_case=windows)
+
+
+def _lookup_forms(identifier: Identifier) -> Iterator[_Form]:
+    text = identifier.text
+    kind = identifier.kind
+    if kind == "path":
+        yield from _path_forms(text)
+    elif kind == "url":
+        url = text.rstrip("/").lower()
+        yield _Form(url, ignore_case=True)
+        bare = url.split("://", 1)[-1]
+        yield _Form(bare, ignore_case=True)
+        if bare.startswith("www."):
+            yield _Form(bare[4:], ignore_case=True)
+    elif kind == "version":
+        core = text.lstrip("vV")
+        yield _Form(core, ignore_case=True)
+    elif kind == "port":
+        number = re.sub(r"\D*(\d+)\D*$", r"\1", text.rsplit(":", 1)[-1].rsplit(" ", 1)[-1])
+        yield _Form(text.lower(), ignore_case=True)
+        yield _Form(number)
+    elif kind == "env":
+        yield _Form(text.strip("${}%"))
+    elif kind == "hash":
+        # a short hash in the summary is a prefix of the full one in the sources
+        yield _Form(text.lower(), ignore_case=True, right_edge=False)
+    elif kind == "issue":
+        number = re.sub(r"\D", "", text)
+        for shape in ("#{}", "pr {}", "pr #{}", "pr-{}", "pull/{}", "issues/{}", "issue {}",
+                      "issue #{}", "pull request {}", "pull request #{}", "gh-{}", "!{}",
+                      "merge_requests/{}", "mr {}"):  # fmt: skip
+            yield _Form(shape.format(number), ignore_case=True)
+    else:
+        yield _Form(text.split("(", 1)[0])
+
+
+class SourceIndex:
+    """The sources of one summary, joined once, searched with ``str.find``.
+
+    Built from the texts a summary was written from (its shadowed events, tool results
+    included, plus the previous summary). :meth:`contains` normalises per kind: a path
+    given relative in the summary and absolute in a tool result (or the reverse), a
+    trailing ``:line``, ``./`` or ``~/``; URL case, scheme and ``www.``; a ``v`` before a
+    version; ``$``/``${}`` around an env var; a short hash against the full one; the many
+    spellings of an issue number; the ``()`` after a call. A dotted symbol is also found
+    when each of its parts is (``Parser.parse`` from ``class Parser`` and ``def parse``).
+    """
+
+    __slots__ = ("_lower", "_text")
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        # NUL never occurs in text and stops a match from spanning two sources
+        self._text = "\x00".join(texts)
+        self._lower: str | None = None
+
+    def _haystack(self, ignore_case: bool) -> str:
+        if not ignore_case:
+            return self._text
+        if self._lower is None:
+            self._lower = self._text.lower()
+        return self._lower
+
+    def contains(self, identifier: Identifier) -> bool:
+        """Whether ``identifier`` appears in the sources (see the class docstring)."""
+        for form in _lookup_forms(identifier):
+            needle = form.needle.lower() if form.ignore_case else form.needle
+            if _occurs(
+                self._haystack(form.ignore_case),
+                _Form(needle, False, form.left_edge, form.right_edge),
+            ):
+                return True
+        if identifier.kind == "symbol":
+            parts = identifier.text.split("(", 1)[0].split(".")
+            if len(parts) >= 2:
+                return all(_occurs(self._text, _Form(part)) for part in parts if part)
+        return False
