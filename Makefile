@@ -14,7 +14,7 @@ $(BIN)/.installed-$(EXTRAS): pyproject.toml
 
 ## demo: audit every bundled example session (the main job)
 demo: $(BIN)/.installed-$(EXTRAS)
-	$(BIN)/ctxkeep show examples/
+	$(BIN)/ctxkeep sweep examples/ || test $$? -eq 1  # exit 1 = findings, the expected result
 
 ## test: lint, types and the whole test suite
 test: lint types unit

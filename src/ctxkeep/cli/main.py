@@ -5,7 +5,11 @@ from __future__ import annotations
 import click
 
 from ctxkeep._version import __version__
+from ctxkeep.cli.audit import audit_command
+from ctxkeep.cli.diff import diff_command
+from ctxkeep.cli.log_check import log_check
 from ctxkeep.cli.show import show
+from ctxkeep.cli.sweep import sweep_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -19,7 +23,13 @@ def cli() -> None:
     """
 
 
-COMMANDS: tuple[click.Command, ...] = (show,)
+COMMANDS: tuple[click.Command, ...] = (
+    audit_command,
+    sweep_command,
+    diff_command,
+    log_check,
+    show,
+)
 for _command in COMMANDS:
     cli.add_command(_command)
 

@@ -1,0 +1,186 @@
+"""``ctxkeep audit``: audit every compaction in the session logs at PATHS.
+
+The options shared with ``sweep`` and ``log-check`` are defined here once.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+
+import click
+
+from ctxkeep.baseline import BaselineError, load_baseline, write_baseline
+from ctxkeep.cli import exit_codes
+from ctxkeep.cli.options import log_format_option, summary_index_option
+from ctxkeep.config import AuditConfig, ConfigError, find_config
+from ctxkeep.findings import Severity
+from ctxkeep.log.adapters import ReadOptions
+from ctxkeep.report import render, report_names
+
+if TYPE_CHECKING:  # the engine loads only when a command runs (keeps --help fast)
+    from ctxkeep.engine import AuditResult
+
+__all__ = ["AuditOptions", "audit_command", "audit_options", "finish", "run_audit", "usage_error"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def usage_error(message: str) -> NoReturn:
+    """Say what is wrong on stderr and exit 2."""
+    click.echo(f"ctxkeep: error: {message}", err=True)
+    sys.exit(exit_codes.USAGE)
+
+
+def _split(values: Sequence[str]) -> list[str]:
+    return [v.strip() for value in values for v in value.split(",") if v.strip()]
+
+
+def audit_options(*, rule_selection: bool = True) -> Callable[[F], F]:
+    """The options of every auditing command: format, fail-on, rules, baseline, reading."""
+
+    def decorate(func: F) -> F:
+        options = [
+            click.option(
+                "--format",
+                "report_format",
+                type=click.Choice(report_names()),
+                default="text",
+                show_default=True,
+                help="Report format.",
+            ),
+            click.option(
+                "--fail-on",
+                type=click.Choice(["error", "warn", "info"]),
+                default=None,
+                help="Exit 1 when a finding is at or above this level "
+                "[default: the config's fail-on, else warn].",
+            ),
+            click.option(
+                "--baseline",
+                type=click.Path(dir_okay=False, path_type=Path),
+                default=None,
+                help="Leave out findings whose fingerprints are in this baseline file.",
+            ),
+            click.option(
+                "--write-baseline",
+                type=click.Path(dir_okay=False, path_type=Path),
+                default=None,
+                help="Write the fingerprints of every finding to this file and exit 0.",
+            ),
+            log_format_option,
+            summary_index_option,
+        ]
+        if rule_selection:
+            options += [
+                click.option(
+                    "--select",
+                    multiple=True,
+                    help="Run only these rules (ids, names or id prefixes; repeat or "
+                    "separate with commas). Replaces the config's select.",
+                ),
+                click.option(
+                    "--ignore",
+                    multiple=True,
+                    help="Do not run these rules (added to the config's ignore).",
+                ),
+            ]
+        for option in reversed(options):
+            func = option(func)
+        return func
+
+    return decorate
+
+
+class AuditOptions:
+    """The parsed shared options, with the config file applied."""
+
+    def __init__(
+        self,
+        *,
+        report_format: str,
+        fail_on: str | None,
+        baseline: Path | None,
+        write_baseline: Path | None,
+        log_format: str | None,
+        summary_index: int | None,
+        select: Sequence[str] = (),
+        ignore: Sequence[str] = (),
+    ) -> None:
+        try:
+            self.config: AuditConfig = find_config(Path.cwd())
+        except ConfigError as exc:
+            usage_error(str(exc))
+        self.report_format = report_format
+        level = fail_on or (self.config.fail_on.value if self.config.fail_on else "warn")
+        self.fail_on = Severity(level)
+        self.write_baseline = write_baseline
+        self.log_format = log_format
+        self.read_options = ReadOptions(summary_index=summary_index)
+        self.select = _split(select)
+        self.ignore = _split(ignore)
+        self.baseline: frozenset[str] = frozenset()
+        if baseline is not None:
+            try:
+                self.baseline = load_baseline(baseline)
+            except BaselineError as exc:
+                usage_error(str(exc))
+
+    def guard_inputs(self, inputs: Sequence[str]) -> None:
+        """Refuse to write a baseline over one of the logs being read."""
+        if self.write_baseline is None:
+            return
+        target = self.write_baseline.resolve()
+        for given in inputs:
+            if Path(given).resolve() == target:
+                usage_error(f"--write-baseline {self.write_baseline} is a session log being read")
+
+
+def finish(result: AuditResult, opts: AuditOptions) -> NoReturn:
+    """Write the report, the baseline if asked, and exit with the right code."""
+    sys.stdout.write(render(opts.report_format, result))
+    if opts.write_baseline is not None:
+        n = write_baseline(opts.write_baseline, result.findings)
+        click.echo(f"ctxkeep: wrote {n} fingerprint(s) to {opts.write_baseline}", err=True)
+        sys.exit(exit_codes.OK if result.readable else exit_codes.USAGE)
+    if not result.readable:
+        click.echo("ctxkeep: error: no session could be read", err=True)
+        sys.exit(exit_codes.USAGE)
+    sys.exit(exit_codes.FINDINGS if result.at_or_above(opts.fail_on) else exit_codes.OK)
+
+
+def run_audit(paths: Sequence[str], opts: AuditOptions) -> AuditResult:
+    """The library call behind ``audit`` and ``log-check``, with usage errors reported."""
+    from ctxkeep.engine import audit
+    from ctxkeep.rules import UnknownRuleError
+
+    opts.guard_inputs(paths)
+    try:
+        return audit(
+            list(paths),
+            select=opts.select or None,
+            ignore=opts.ignore or None,
+            config=opts.config,
+            log_format=opts.log_format,
+            options=opts.read_options,
+            baseline=opts.baseline,
+        )
+    except UnknownRuleError as exc:
+        usage_error(str(exc))
+
+
+@click.command("audit")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
+@audit_options()
+def audit_command(paths: tuple[str, ...], **options: Any) -> None:
+    """Audit every compaction in the session logs at PATHS (files or folders).
+
+    For each session: compactions started / summarised / failed (and by trigger),
+    constraints kept, peak context usage, and the findings of rules CK001-CK011
+    (docs/rules.md). Exit 0 when no finding is at or above --fail-on, 1 when one is,
+    2 on a usage error or when nothing could be read.
+    """
+    opts = AuditOptions(**options)
+    finish(run_audit(paths, opts), opts)

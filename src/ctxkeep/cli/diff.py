@@ -1,0 +1,55 @@
+"""``ctxkeep diff``: one compaction in detail."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ctxkeep.cli import exit_codes
+from ctxkeep.cli.audit import usage_error
+from ctxkeep.cli.options import log_format_option, summary_index_option
+from ctxkeep.log.adapters import ReadOptions
+
+__all__ = ["diff_command"]
+
+
+@click.command("diff")
+@click.argument("path", type=click.Path(path_type=str))
+@click.option(
+    "--compaction",
+    "-c",
+    "index",
+    type=click.IntRange(min=1),
+    required=True,
+    help="Which compaction of the session (1-based, as audit numbers them).",
+)
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+@log_format_option
+@summary_index_option
+def diff_command(
+    path: str, index: int, output: str, log_format: str | None, summary_index: int | None
+) -> None:
+    """Show one compaction of the session log at PATH in detail: what the summary
+    replaced (counts by kind), every constraint kept / reworded / lost beside the line
+    it came from, every invented item, every ghost reference.
+
+    Exit 0, or 2 when the log or the compaction cannot be found.
+    """
+    from ctxkeep.engine import NoSuchCompactionError, diff
+    from ctxkeep.report.diff import render_diff_json, render_diff_text
+
+    try:
+        result = diff(path, index, log_format=log_format, options=ReadOptions(summary_index))
+    except NoSuchCompactionError as exc:
+        usage_error(str(exc))
+    render = render_diff_json if output == "json" else render_diff_text
+    sys.stdout.write(render(result))
+    sys.exit(exit_codes.OK)

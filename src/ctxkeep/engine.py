@@ -1,0 +1,474 @@
+"""The audit engine: runs the rules over sessions and adds what rules must not decide.
+
+Rules only yield findings. Here they are selected (``select`` / ``ignore`` and the
+config), fingerprinted, compared with a baseline, sorted deterministically, and put next
+to the figures a reader needs to weigh them: compactions started / summarised / failed
+(overall and by trigger), constraints total / kept, the peak context usage.
+``sweep`` audits many sessions in parallel processes and ranks them by damage; ``diff``
+takes one compaction apart.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ctxkeep.config import AuditConfig
+from ctxkeep.extract import Survival, find_references
+from ctxkeep.findings import Finding, Severity
+from ctxkeep.log.adapters import ReadOptions
+from ctxkeep.log.model import Compaction, CompactionStatus, EventKind, Session
+from ctxkeep.log.reader import discover, read_session
+from ctxkeep.rules import RULES, Rule, RuleContext, select_rules
+from ctxkeep.rules.summary_hallucination import invented_items
+
+__all__ = [
+    "TRIGGERS",
+    "AuditResult",
+    "CompactionCounts",
+    "CompactionDiff",
+    "ConstraintRow",
+    "InventedItem",
+    "NoSuchCompactionError",
+    "PeakContext",
+    "Problem",
+    "SessionAudit",
+    "audit",
+    "audit_session",
+    "diff",
+    "sweep",
+    "trigger_of",
+]
+
+TRIGGERS = ("auto", "manual", "reactive", "unknown")
+"""Compaction triggers as reported; any other value a log gives counts as ``unknown``."""
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionCounts:
+    """Compactions started, and what became of them (a start with no end is failed)."""
+
+    started: int = 0
+    summarised: int = 0
+    failed: int = 0
+    noop: int = 0
+
+    @classmethod
+    def of(cls, compactions: Iterable[Compaction]) -> CompactionCounts:
+        statuses = Counter(c.status for c in compactions)
+        return cls(
+            started=sum(statuses.values()),
+            summarised=statuses[CompactionStatus.SUMMARISED],
+            failed=statuses[CompactionStatus.FAILED] + statuses[CompactionStatus.STARTED],
+            noop=statuses[CompactionStatus.NOOP],
+        )
+
+    def __add__(self, other: CompactionCounts) -> CompactionCounts:
+        return CompactionCounts(
+            self.started + other.started,
+            self.summarised + other.summarised,
+            self.failed + other.failed,
+            self.noop + other.noop,
+        )
+
+
+def trigger_of(compaction: Compaction) -> str:
+    """The compaction's trigger as one of :data:`TRIGGERS`."""
+    return compaction.trigger if compaction.trigger in TRIGGERS else "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class PeakContext:
+    """The largest context the log reports, and the window when the log states it."""
+
+    tokens: int | None = None
+    window: int | None = None
+
+    @property
+    def percent(self) -> float | None:
+        """Peak as a percentage of the window, one decimal; None when either is unknown."""
+        if self.tokens is None or not self.window:
+            return None
+        return round(100 * self.tokens / self.window, 1)
+
+    @classmethod
+    def of(cls, session: Session) -> PeakContext:
+        peak: int | None = None
+        window = session.context_window
+        for event in session.events:
+            usage = event.tokens if event.kind is EventKind.USAGE else None
+            if usage is not None and (peak is None or usage > peak):
+                peak = usage
+                window = window or event.context_window
+        for c in session.compactions:
+            if c.tokens_before is not None and (peak is None or c.tokens_before > peak):
+                peak = c.tokens_before
+        if window is None:
+            window = next((e.context_window for e in session.events if e.context_window), None)
+        return cls(peak, window)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A file, or a line of one, that could not be read."""
+
+    path: str
+    line: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class SessionAudit:
+    """The audit of one session: its figures and its sorted findings."""
+
+    path: str
+    format: str
+    events: int
+    compactions: CompactionCounts
+    by_trigger: tuple[tuple[str, CompactionCounts], ...]
+    constraints_total: int
+    constraints_kept: int
+    peak: PeakContext
+    findings: tuple[Finding, ...]
+    baselined: int = 0
+
+    @property
+    def constraints_lost(self) -> int:
+        return self.constraints_total - self.constraints_kept
+
+    def count(self, level: Severity) -> int:
+        """How many findings of exactly this level."""
+        return sum(1 for f in self.findings if f.level is level)
+
+    def damage_key(self) -> tuple[int, int, int, int, str]:
+        """Sort key, most damaged first: errors, constraints lost, warnings, then path."""
+        return (
+            -self.count(Severity.ERROR),
+            -self.constraints_lost,
+            -self.count(Severity.WARN),
+            -self.count(Severity.INFO),
+            self.path,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class AuditResult:
+    """The audit of every session asked for, and every source that could not be read."""
+
+    sessions: tuple[SessionAudit, ...]
+    problems: tuple[Problem, ...] = ()
+    rules: tuple[Rule, ...] = field(default=RULES)
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return tuple(f for s in self.sessions for f in s.findings)
+
+    @property
+    def readable(self) -> bool:
+        """False when not one session could be read."""
+        return bool(self.sessions)
+
+    def at_or_above(self, level: Severity) -> int:
+        """How many findings are at or above ``level``."""
+        return sum(1 for f in self.findings if f.level.rank >= level.rank)
+
+    @property
+    def compactions(self) -> CompactionCounts:
+        total = CompactionCounts()
+        for s in self.sessions:
+            total += s.compactions
+        return total
+
+    @property
+    def by_trigger(self) -> tuple[tuple[str, CompactionCounts], ...]:
+        totals = dict.fromkeys(TRIGGERS, CompactionCounts())
+        for s in self.sessions:
+            for trigger, counts in s.by_trigger:
+                totals[trigger] += counts
+        return tuple(totals.items())
+
+
+def _by_trigger(session: Session) -> tuple[tuple[str, CompactionCounts], ...]:
+    return tuple(
+        (t, CompactionCounts.of(c for c in session.compactions if trigger_of(c) == t))
+        for t in TRIGGERS
+    )
+
+
+def audit_session(
+    session: Session,
+    rules: Sequence[Rule] = RULES,
+    *,
+    baseline: frozenset[str] = frozenset(),
+) -> SessionAudit:
+    """Run ``rules`` over one session; findings in ``baseline`` are left out (counted)."""
+    ctx = RuleContext(session)
+    found = [f for rule in rules for f in rule.check(ctx)]
+    kept = [f for f in found if f.fingerprint not in baseline]
+    judged = [j for view in ctx.views() if view.has_history for j in view.constraints]
+    return SessionAudit(
+        path=session.path,
+        format=session.format,
+        events=len(session.events),
+        compactions=CompactionCounts.of(session.compactions),
+        by_trigger=_by_trigger(session),
+        constraints_total=len(judged),
+        constraints_kept=sum(1 for j in judged if j.kept),
+        peak=PeakContext.of(session),
+        findings=tuple(sorted(kept, key=Finding.sort_key)),
+        baselined=len(found) - len(kept),
+    )
+
+
+Source = str | os.PathLike[str] | Session
+
+
+def _sessions(
+    sources: Source | Iterable[Source],
+    log_format: str | None,
+    options: ReadOptions | None,
+) -> Iterator[Session | Problem]:
+    if isinstance(sources, str | os.PathLike | Session):
+        sources = [sources]
+    paths: list[str | Path] = []
+    for source in sources:
+        if isinstance(source, Session):
+            yield source
+        else:
+            paths.append(os.fspath(source))
+    for found in discover(paths):
+        if isinstance(found, tuple):
+            path, problem = found
+            yield Problem(str(path), problem.line, problem.reason)
+        else:
+            yield read_session(found, format=log_format, options=options)
+
+
+def _problems(session: Session) -> list[Problem]:
+    return [Problem(session.path, p.line, p.reason) for p in session.problems]
+
+
+def _rules(
+    select: Sequence[str] | None, ignore: Sequence[str] | None, config: AuditConfig | None
+) -> tuple[Rule, ...]:
+    cfg = config or AuditConfig()
+    return select_rules(
+        list(select) if select else list(cfg.select),
+        [*cfg.ignore, *(ignore or ())],
+    )
+
+
+def audit(
+    path_or_session: Source | Iterable[Source],
+    *,
+    select: Sequence[str] | None = None,
+    ignore: Sequence[str] | None = None,
+    config: AuditConfig | None = None,
+    log_format: str | None = None,
+    options: ReadOptions | None = None,
+    baseline: frozenset[str] = frozenset(),
+) -> AuditResult:
+    """Audit one session, a log file, a folder of logs, or several of these.
+
+    ``select`` replaces the config's selection; ``ignore`` adds to the config's. Rule ids,
+    names, id prefixes and ``ALL`` are accepted; an unknown one raises
+    :class:`~ctxkeep.rules.UnknownRuleError`. Sessions come back in the order given
+    (folders in path order); unreadable sources are in ``problems``, never raised.
+    """
+    rules = _rules(select, ignore, config)
+    sessions: list[SessionAudit] = []
+    problems: list[Problem] = []
+    for item in _sessions(path_or_session, log_format, options):
+        if isinstance(item, Problem):
+            problems.append(item)
+            continue
+        problems.extend(_problems(item))
+        if item.readable:
+            sessions.append(audit_session(item, rules, baseline=baseline))
+    return AuditResult(tuple(sessions), tuple(problems), rules)
+
+
+def _audit_one(
+    path: str,
+    rule_ids: tuple[str, ...],
+    log_format: str | None,
+    summary_index: int | None,
+    baseline: frozenset[str],
+) -> tuple[SessionAudit | None, list[Problem]]:
+    """One session in a worker process (plain arguments, so it pickles cheaply)."""
+    session = read_session(path, format=log_format, options=ReadOptions(summary_index))
+    rules = tuple(r for r in RULES if r.id in rule_ids)
+    if not session.readable:
+        return None, _problems(session)
+    return audit_session(session, rules, baseline=baseline), _problems(session)
+
+
+def sweep(
+    folders: Iterable[str | os.PathLike[str]],
+    *,
+    select: Sequence[str] | None = None,
+    ignore: Sequence[str] | None = None,
+    config: AuditConfig | None = None,
+    log_format: str | None = None,
+    options: ReadOptions | None = None,
+    baseline: frozenset[str] = frozenset(),
+    jobs: int | None = None,
+    on_found: Callable[[int], None] | None = None,
+    on_done: Callable[[SessionAudit | None], None] | None = None,
+) -> AuditResult:
+    """Audit every session under ``folders``, ``jobs`` processes at a time (default: one
+    per core; 1 runs in this process), ranked by damage: errors first, then constraints
+    lost, then warnings. ``on_found(n)`` is told how many sources there are and
+    ``on_done`` is called as each finishes (for a progress bar; the library prints
+    nothing)."""
+    rules = _rules(select, ignore, config)
+    rule_ids = tuple(r.id for r in rules)
+    summary_index = (options or ReadOptions()).summary_index
+    problems: list[Problem] = []
+    paths: list[str] = []
+    for found in discover(os.fspath(f) for f in folders):
+        if isinstance(found, tuple):
+            problems.append(Problem(str(found[0]), found[1].line, found[1].reason))
+        else:
+            paths.append(str(found))
+    if on_found is not None:
+        on_found(len(paths))
+    audits: list[SessionAudit] = []
+    workers = jobs if jobs is not None else (os.cpu_count() or 1)
+
+    def collect(outcome: tuple[SessionAudit | None, list[Problem]]) -> None:
+        audited, its_problems = outcome
+        problems.extend(its_problems)
+        if audited is not None:
+            audits.append(audited)
+        if on_done is not None:
+            on_done(audited)
+
+    if workers <= 1 or len(paths) <= 1:
+        for path in paths:
+            collect(_audit_one(path, rule_ids, log_format, summary_index, baseline))
+    else:
+        with ProcessPoolExecutor(max_workers=min(workers, len(paths))) as pool:
+            futures = [
+                pool.submit(_audit_one, p, rule_ids, log_format, summary_index, baseline)
+                for p in paths
+            ]
+            for future in as_completed(futures):
+                collect(future.result())
+    audits.sort(key=SessionAudit.damage_key)
+    problems.sort(key=lambda p: (p.path, p.line, p.reason))
+    return AuditResult(tuple(audits), tuple(problems), rules)
+
+
+@dataclass(frozen=True, slots=True)
+class ConstraintRow:
+    """One constraint of the replaced history, what became of it, and where it stood."""
+
+    text: str
+    kind: str
+    survival: Survival
+    seq: int
+    line: int
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class InventedItem:
+    """An identifier in the summary found in no source; ``summary_line`` is 1-based."""
+
+    text: str
+    kind: str
+    summary_line: int
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionDiff:
+    """One compaction in detail: what it replaced, kept, lost, invented and pointed at."""
+
+    path: str
+    compaction: Compaction
+    replaced_by_kind: tuple[tuple[str, int], ...]
+    replaced_user_messages: int
+    constraints: tuple[ConstraintRow, ...]
+    invented: tuple[InventedItem, ...]
+    ghost_references: tuple[str, ...]
+    findings: tuple[Finding, ...]
+    has_history: bool
+
+
+class NoSuchCompactionError(LookupError):
+    """``diff`` was asked for a compaction the session does not have."""
+
+
+def _source_line(text: str, start: int) -> str:
+    """The line of ``text`` holding offset ``start``, stripped."""
+    begin = text.rfind("\n", 0, start) + 1
+    end = text.find("\n", start)
+    return text[begin : end if end != -1 else len(text)].strip()
+
+
+def diff(
+    path_or_session: str | os.PathLike[str] | Session,
+    compaction: int,
+    *,
+    log_format: str | None = None,
+    options: ReadOptions | None = None,
+) -> CompactionDiff:
+    """Take compaction number ``compaction`` (1-based) of one session apart.
+
+    Raises :class:`NoSuchCompactionError` when the session has no such compaction (the
+    message says how many it has, and the problems met reading it).
+    """
+    if isinstance(path_or_session, Session):
+        session = path_or_session
+    else:
+        session = read_session(os.fspath(path_or_session), format=log_format, options=options)
+    chosen = next((c for c in session.compactions if c.index == compaction), None)
+    if chosen is None:
+        why = "; ".join(f"line {p.line}: {p.reason}" for p in session.problems[:3])
+        raise NoSuchCompactionError(
+            f"{session.path}: no compaction {compaction}; the log has "
+            f"{len(session.compactions)}" + (f" ({why})" if why else "")
+        )
+    ctx = RuleContext(session)
+    view = ctx.view(chosen)
+    kinds = Counter(e.kind.value for e in view.shadowed)
+    rows = tuple(
+        ConstraintRow(
+            text=j.constraint.text,
+            kind=j.constraint.kind,
+            survival=j.survival,
+            seq=j.event.seq,
+            line=j.event.line,
+            source=_source_line(j.event.text, j.constraint.start),
+        )
+        for j in view.constraints
+    )
+    summary = view.summary
+    invented: tuple[InventedItem, ...] = ()
+    ghosts: tuple[str, ...] = ()
+    if summary is not None and view.has_history:
+        invented = tuple(
+            InventedItem(i.text, i.kind, summary.count("\n", 0, i.start) + 1)
+            for i in invented_items(view)
+        )
+    if summary is not None:
+        ghosts = tuple(dict.fromkeys(r.text for r in find_references(summary)))
+    findings = audit_session(session).findings
+    return CompactionDiff(
+        path=session.path,
+        compaction=chosen,
+        replaced_by_kind=tuple(sorted(kinds.items())),
+        replaced_user_messages=sum(
+            1 for e in view.shadowed if e.kind is EventKind.MESSAGE and e.role == "user"
+        ),
+        constraints=rows if view.has_history else (),
+        invented=invented,
+        ghost_references=ghosts,
+        findings=tuple(f for f in findings if f.compaction == compaction),
+        has_history=view.has_history,
+    )

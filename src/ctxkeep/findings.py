@@ -1,0 +1,88 @@
+"""What the auditor reports: a severity, a confidence and a finding with its evidence.
+
+A :class:`Finding` names the rule that made it, the session and compaction it is about,
+the event seqs and source lines involved, and the exact text items lost, invented or
+referenced. Its fingerprint leaves out seqs and line numbers (lines drift when a log is
+re-read or re-written; the lost constraint does not), so a baseline of fingerprints keeps
+matching the same finding across runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+__all__ = ["Confidence", "Finding", "Severity", "fingerprint_of"]
+
+
+class Severity(StrEnum):
+    """How bad a finding is; ordered ``info < warn < error``."""
+
+    INFO = "info"
+    WARN = "warn"
+    ERROR = "error"
+
+    @property
+    def rank(self) -> int:
+        """0 for info, 1 for warn, 2 for error: compare severities with this."""
+        return _RANK[self]
+
+
+_RANK = {Severity.INFO: 0, Severity.WARN: 1, Severity.ERROR: 2}
+
+
+class Confidence(StrEnum):
+    """How sure the rule is, given what the log can show (the second axis, as in bandit)."""
+
+    HIGH = "high"
+    LOW = "low"
+
+
+def fingerprint_of(path: str, rule_id: str, compaction: int | None, items: tuple[str, ...]) -> str:
+    """A 16-hex-digit hash of what a finding is about, leaving out seqs and lines."""
+    h = hashlib.sha256()
+    for part in (path, rule_id, "" if compaction is None else str(compaction), *items):
+        h.update(part.encode("utf-8", "surrogatepass"))
+        h.update(b"\x00")
+    return h.hexdigest()[:16]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One thing a rule found in one session.
+
+    ``compaction`` is the 1-based index of the compaction it is about (None for findings
+    about the whole session or the log). ``items`` holds the exact text of each lost
+    constraint, invented identifier or ghost reference, as it stands in the source or the
+    summary. ``confidence`` is LOW when the log cannot show enough to be sure, and the
+    message then says why.
+    """
+
+    rule_id: str
+    rule: str
+    level: Severity
+    message: str
+    path: str
+    compaction: int | None = None
+    seqs: tuple[int, ...] = ()
+    lines: tuple[int, ...] = ()
+    items: tuple[str, ...] = ()
+    confidence: Confidence = Confidence.HIGH
+    fingerprint: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.fingerprint:
+            fp = fingerprint_of(self.path, self.rule_id, self.compaction, self.items)
+            object.__setattr__(self, "fingerprint", fp)
+
+    def sort_key(self) -> tuple[str, int, tuple[int, ...], tuple[str, ...], str]:
+        """Deterministic order: by rule id (CK001, the log's own health, first), then
+        compaction, seqs, items and message."""
+        return (
+            self.rule_id,
+            -1 if self.compaction is None else self.compaction,
+            self.seqs,
+            self.items,
+            self.message,
+        )

@@ -1,0 +1,49 @@
+"""CK007 compaction-noop."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ctxkeep.findings import Finding, Severity
+from ctxkeep.log.model import CompactionStatus
+from ctxkeep.rules.base import Rule
+from ctxkeep.rules.context import RuleContext
+
+__all__ = ["CompactionNoop"]
+
+
+class CompactionNoop(Rule):
+    """A compaction was reported as done, yet the context did not shrink.
+
+    Success of a compaction is a measured difference, never a declared one. Reported when
+    the harness itself logged the compaction as a no-op, or when a summarised compaction's
+    tokens after are at or above its tokens before (where the log gives both; the logs
+    read so far state no message counts before and after). The session goes on at the
+    same size and usually compacts again at once.
+
+    Example: ``tokens_before`` 180,000 and ``tokens_after`` 181,200 for a compaction that
+    ended "summarised".
+    """
+
+    id = "CK007"
+    name = "compaction-noop"
+    level = Severity.ERROR
+    summary = "a compaction reported as done did not shrink the context"
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        for c in ctx.session.compactions:
+            reason: str | None = None
+            if c.status is CompactionStatus.NOOP:
+                reason = "the harness reported that it compacted nothing"
+            elif c.status is CompactionStatus.SUMMARISED:
+                before, after = c.tokens_before, c.tokens_after
+                if before is not None and after is not None and after >= before:
+                    reason = f"tokens went from {before:,} to {after:,}"
+            if reason is not None:
+                yield self.finding(
+                    ctx,
+                    f"compaction {c.index} did not shrink the context: {reason}",
+                    compaction=c.index,
+                    seqs=[c.start_seq],
+                    lines=[c.line],
+                )

@@ -1,0 +1,198 @@
+"""What the rules read: a session and, per compaction, what its summary was written from.
+
+Several rules look at the same compaction (invented items, lost constraints, ghost
+references, sizes), so the work they share — finding the shadowed events, gathering the
+sources, extracting and judging constraints — is done once here, lazily, and cached.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+
+from ctxkeep.extract import (
+    Constraint,
+    SourceIndex,
+    Survival,
+    constraint_survives,
+    extract_constraints,
+)
+from ctxkeep.log.model import Compaction, CompactionStatus, Event, EventKind, Session
+
+__all__ = ["CompactionView", "JudgedConstraint", "RuleContext", "is_user_instruction"]
+
+
+def is_user_instruction(event: Event) -> bool:
+    """A message the user typed, as opposed to context the harness injected.
+
+    Injected context (system reminders, runtime snapshots, AGENTS.md / CLAUDE.md, meta
+    records, earlier summaries) is re-injected every turn; counting it made 219 of 488
+    "losses" noise on a real log (DESIGN.md), so it is never a standing instruction.
+    """
+    return (
+        event.kind is EventKind.MESSAGE
+        and event.role == "user"
+        and event.injected is None
+        and bool(event.text.strip())
+    )
+
+
+def _normal_form(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+@dataclass(frozen=True, slots=True)
+class JudgedConstraint:
+    """A constraint from a user message the summary replaced, and what became of it."""
+
+    constraint: Constraint
+    event: Event
+    survival: Survival
+
+    @property
+    def kept(self) -> bool:
+        """Kept verbatim or reworded (entity words co-occur): either way, it survived."""
+        return self.survival is not Survival.LOST
+
+
+class CompactionView:
+    """One compaction seen from its sources: shadowed events, sources, constraints."""
+
+    def __init__(
+        self,
+        session: Session,
+        compaction: Compaction,
+        replaced_by: dict[int, int] | None = None,
+    ) -> None:
+        self.session = session
+        self.compaction = compaction
+        self._replaced_by = replaced_by or {}
+
+    @cached_property
+    def shadowed(self) -> tuple[Event, ...]:
+        """The events the summary replaced that are present in the log, in seq order."""
+        return tuple(self.session.events_at(self.compaction.shadowed_seqs))
+
+    @cached_property
+    def visible(self) -> tuple[Event, ...]:
+        """Events before the compaction that no earlier compaction replaced and that this
+        one does not replace: still on screen when the summary was written.
+
+        OpenHands keeps the first events (the task) in context and condenses only the
+        middle: the summary quotes the task, which is in none of the shadowed events.
+        """
+        c = self.compaction
+        own = set(c.shadowed_seqs)
+        first_replaced = self._replaced_by
+        return tuple(
+            e
+            for e in self.session.events
+            if e.seq < c.start_seq
+            and e.seq not in own
+            and first_replaced.get(e.seq, c.index) >= c.index
+        )
+
+    @cached_property
+    def preserved(self) -> tuple[Event, ...]:
+        """Events the harness kept verbatim beside the summary."""
+        return tuple(self.session.events_at(self.compaction.preserved_seqs))
+
+    @property
+    def summary(self) -> str | None:
+        """The summary text when there is one to audit, else None (failed, opaque, empty)."""
+        c = self.compaction
+        if c.status is not CompactionStatus.SUMMARISED or c.opaque or c.summary is None:
+            return None
+        return c.summary if c.summary.strip() else None
+
+    @property
+    def has_history(self) -> bool:
+        """False when nothing the summary could have been written from is in the log."""
+        return bool(self.shadowed) or bool(self.compaction.previous_summary)
+
+    def source_texts(self) -> Iterator[str]:
+        """Everything on screen when the summary was written.
+
+        The shadowed events, tool calls and results included (most file names enter
+        through tool output), injected context included (it was on screen), the events
+        still in context that it did not replace (:attr:`visible`), the previous summary
+        (a summary is written on a screen that already holds the one before), the events
+        kept beside the summary, and a manual compaction's instructions. Text that an
+        earlier compaction replaced is not a source: only the previous summary carries it.
+        """
+        for event in self.shadowed:
+            yield event.text
+        for event in self.visible:
+            yield event.text
+        for event in self.preserved:
+            yield event.text
+        if self.compaction.previous_summary:
+            yield self.compaction.previous_summary
+        if self.compaction.instructions:
+            yield self.compaction.instructions
+
+    @cached_property
+    def sources(self) -> SourceIndex:
+        """An index of :meth:`source_texts` that says whether an identifier is in them."""
+        return SourceIndex(self.source_texts())
+
+    @cached_property
+    def constraints(self) -> tuple[JudgedConstraint, ...]:
+        """Constraints of the user messages this summary replaced, each judged once.
+
+        Only non-injected user messages among the shadowed events count: earlier text was
+        folded into the previous summary and is not this summary's to lose (one real log
+        reported 561 constraints where the compaction replaced 141). A manual
+        compaction's instructions are not counted: they steer the summary ("focus on the
+        parser") rather than stand for the session. A constraint repeated verbatim is
+        counted once, at its first appearance. Empty when there is no summary to judge.
+        """
+        summary = self.summary
+        if summary is None:
+            return ()
+        seen: set[str] = set()
+        judged: list[JudgedConstraint] = []
+        for event in self.shadowed:
+            if not is_user_instruction(event):
+                continue
+            for constraint in extract_constraints(event.text):
+                key = _normal_form(constraint.text)
+                if key in seen:
+                    continue
+                seen.add(key)
+                survival = constraint_survives(constraint, summary)
+                judged.append(JudgedConstraint(constraint, event, survival))
+        return tuple(judged)
+
+
+class RuleContext:
+    """The session under audit, with a cached :class:`CompactionView` per compaction."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self._views: dict[int, CompactionView] = {}
+
+    @cached_property
+    def _replaced_by(self) -> dict[int, int]:
+        """For each event seq, the index of the first summarised compaction replacing it."""
+        first: dict[int, int] = {}
+        for c in self.session.compactions:
+            if c.status is CompactionStatus.SUMMARISED:
+                for seq in c.shadowed_seqs:
+                    first.setdefault(seq, c.index)
+        return first
+
+    def view(self, compaction: Compaction) -> CompactionView:
+        """The (cached) view of one of this session's compactions."""
+        view = self._views.get(compaction.index)
+        if view is None:
+            view = CompactionView(self.session, compaction, self._replaced_by)
+            self._views[compaction.index] = view
+        return view
+
+    def views(self) -> Iterator[CompactionView]:
+        """Views of every compaction, in order."""
+        for compaction in self.session.compactions:
+            yield self.view(compaction)

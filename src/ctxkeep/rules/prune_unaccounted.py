@@ -1,0 +1,61 @@
+"""CK004 prune-unaccounted."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ctxkeep.findings import Finding, Severity
+from ctxkeep.log.model import Event, EventKind, Prune, Session
+from ctxkeep.rules.base import Rule
+from ctxkeep.rules.context import RuleContext
+from ctxkeep.rules.sizes import size_of
+
+__all__ = ["PruneUnaccounted"]
+
+FAR_EXCEED_RATIO = 2.0
+"""Pruned tokens above this multiple of the pruned messages' size are unaccounted for."""
+MIN_UNACCOUNTED_TOKENS = 1_000
+"""Below this many unexplained tokens, tokenizer differences explain the gap."""
+
+
+def _pruned_events(session: Session, prune: Prune) -> list[Event]:
+    if prune.pruned_seqs:
+        return session.events_at(prune.pruned_seqs)
+    wanted = set(prune.call_ids)
+    return [e for e in session.events if e.kind is EventKind.TOOL_RESULT and e.call_id in wanted]
+
+
+class PruneUnaccounted(Rule):
+    """A prune freed far more tokens than the messages it cleared could hold.
+
+    Micro-compaction (Claude Code's ``microcompact_boundary``, a ctxkeep ``prune``)
+    clears old tool output without a summary and says how many tokens it saved. When
+    that figure far exceeds the size of the messages it names (more than twice, and by
+    at least 1,000 tokens), output vanished that the log does not account for: the
+    agent lost tool results nobody can audit.
+
+    Example: a prune that names two tool results of 300 tokens each but reports 40,000
+    tokens pruned.
+    """
+
+    id = "CK004"
+    name = "prune-unaccounted"
+    level = Severity.WARN
+    summary = "a prune freed far more tokens than the messages it names could hold"
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        for prune in ctx.session.prunes:
+            if prune.tokens_pruned is None:
+                continue
+            pruned = _pruned_events(ctx.session, prune)
+            size = size_of(pruned)
+            excess = prune.tokens_pruned - size
+            if prune.tokens_pruned > FAR_EXCEED_RATIO * size and excess >= MIN_UNACCOUNTED_TOKENS:
+                yield self.finding(
+                    ctx,
+                    f"a prune reports {prune.tokens_pruned:,} tokens cleared but the "
+                    f"{len(pruned)} message{'s' if len(pruned) != 1 else ''} it names hold "
+                    f"{size:,}: {excess:,} tokens of output vanished unaccounted",
+                    seqs=[prune.seq],
+                    lines=[prune.line],
+                )
