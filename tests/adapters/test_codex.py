@@ -318,3 +318,24 @@ def test_bundled_example_loses_the_early_constraints_at_the_local_compaction() -
     assert (local.tokens_before, local.tokens_after) == (261132, 33570)
     assert post.seq > local.start_seq
     assert public_api.seq > post.seq
+
+
+def test_type_fields_that_are_lists_or_objects_are_skipped(tmp_path: Path) -> None:
+    part = {"type": ["input_text"], "text": "x"}
+    records: list[object] = [
+        {"type": "session_meta", "payload": {"id": "s"}},
+        {"type": ["response_item"], "payload": {}},
+        {"type": "response_item", "payload": {"type": {"a": 1}}},
+        {
+            "type": "response_item",
+            "payload": {"type": "message", "role": "user", "content": [part]},
+        },
+        {"type": "event_msg", "payload": {"type": ["user_message"], "message": "x"}},
+        {"type": "compacted", "payload": {"message": "s", "replacement_history": [{"type": []}]}},
+    ]
+    log = tmp_path / "rollout.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    s = read_session(log)
+    assert s.format == "codex"
+    assert [(e.kind, e.text) for e in s.events] == [(M, ""), (START, ""), (END, "s")]
+    assert s.problems == ()

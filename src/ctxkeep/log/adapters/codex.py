@@ -103,6 +103,12 @@ _encode_json = msgspec.json.Encoder(order="sorted").encode
 _Key = tuple[str, str]
 
 
+def _named(value: Any, names: frozenset[str]) -> bool:
+    """``value`` is one of ``names`` (a list or object in a 'type' field is not, and is
+    never hashed)."""
+    return isinstance(value, str) and value in names
+
+
 def injected_kind_of_user_text(text: str) -> str | None:
     """The injected kind of a Codex user message by its opening, or None for real input.
 
@@ -142,7 +148,7 @@ def _parts_text(content: Any, part_types: frozenset[str] = _TEXT_PART_TYPES) -> 
         return None
     parts: list[str] = []
     for part in content:
-        if isinstance(part, dict) and part.get("type") in part_types:
+        if isinstance(part, dict) and _named(part.get("type"), part_types):
             text = part.get("text")
             if isinstance(text, str):
                 parts.append(text)
@@ -398,7 +404,7 @@ class _Reader:
 
     def event_msg(self, payload: dict[str, Any], line: int) -> None:
         kind = payload.get("type")
-        if kind in {"user_message", "agent_message"}:
+        if kind in ("user_message", "agent_message"):  # a tuple: kind may be unhashable
             text = payload.get("message")
             if not isinstance(text, str):
                 self.b.problem(line, f"{kind} without a string message")
@@ -453,7 +459,7 @@ class _Reader:
                     carried[key] += 1
                     if key[0].startswith("message:"):
                         carried_texts.setdefault(key[0], []).append(key[1])
-                elif item.get("type") in _OPAQUE_ITEM_TYPES and isinstance(
+                elif _named(item.get("type"), _OPAQUE_ITEM_TYPES) and isinstance(
                     item.get("encrypted_content"), str
                 ):
                     opaque = True
@@ -571,7 +577,7 @@ class _CodexAdapter:
         for rec in head.records[:5]:
             if not isinstance(rec, dict):
                 return False
-            if rec.get("type") in _RECORD_TYPES and isinstance(rec.get("payload"), dict):
+            if _named(rec.get("type"), _RECORD_TYPES) and isinstance(rec.get("payload"), dict):
                 return True
         return False
 
@@ -589,7 +595,7 @@ class _CodexAdapter:
                 continue
             kind = rec.get("type")
             payload = rec.get("payload")
-            if kind not in _RECORD_TYPES:
+            if not _named(kind, _RECORD_TYPES):
                 continue  # unknown record types are skipped, never fatal
             if not isinstance(payload, dict):
                 b.problem(line, f"{kind} record without an object payload")
