@@ -351,3 +351,53 @@ def test_show_cli_reads_the_fixture(tmp_path: Path) -> None:
         ("manual", 60000, 9000),
         ("auto", None, None),
     ]
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent.parent / "examples" / "claude-code"
+
+
+def test_example_with_three_compactions_reads_whole() -> None:
+    s = read_session(EXAMPLES / "tinyparse-three-compactions.jsonl")
+    assert s.format == "claude-code"
+    assert s.problems == ()
+    assert s.hooks_unrecorded is True
+    assert [(c.trigger, c.status) for c in s.compactions] == [
+        ("auto", CompactionStatus.SUMMARISED),
+        ("auto", CompactionStatus.SUMMARISED),
+        ("manual", CompactionStatus.SUMMARISED),
+    ]
+    first, second, third = s.compactions
+    assert third.instructions == (
+        "keep the exact test commands and the list of files we changed; "
+        "drop the precedence debugging details"
+    )
+    assert (second.previous_summary, third.previous_summary) == (first.summary, second.summary)
+    previous_end = 0
+    for c in s.compactions:
+        assert c.summary is not None
+        assert c.summary.startswith("This session is being continued from a previous")
+        assert c.tokens_before is not None
+        assert c.tokens_after is not None
+        assert c.tokens_after < c.tokens_before
+        # Each compaction replaced only what came after the previous one.
+        assert c.shadowed_seqs
+        assert previous_end < min(c.shadowed_seqs) <= max(c.shadowed_seqs) < c.start_seq
+        assert c.end_seq is not None
+        previous_end = c.end_seq
+    # The constraint typed while the agent was busy exists only as a queue operation.
+    queued = [e for e in s.events if e.text.startswith("btw keep the Token namedtuple")]
+    assert [e.injected for e in queued] == [None]
+    assert queued[0].seq in first.shadowed_seqs
+
+
+def test_example_with_microcompact_reads_whole() -> None:
+    s = read_session(EXAMPLES / "tinyparse-microcompact.jsonl")
+    assert s.problems == ()
+    assert s.compactions == ()
+    (prune,) = s.prunes
+    assert prune.trigger == "auto"
+    assert len(prune.call_ids) == 4
+    pruned = s.events_at(prune.pruned_seqs)
+    assert {e.call_id for e in pruned if e.kind is EventKind.TOOL_RESULT} == set(prune.call_ids)
+    assert prune.tokens_pruned is not None
+    assert prune.tokens_pruned > 0
