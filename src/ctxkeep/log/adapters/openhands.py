@@ -37,15 +37,18 @@ have line 0 and ``source_id`` = their id; ``Session.session_id`` is the folder's
 forgotten by an earlier condensation are left out: they were no longer in context, their
 text was in the earlier summary, which is ``previous_summary`` (the latest non-empty one:
 OpenHands shows only the latest summary). Ids of events that are not context (state
-changes, condensations themselves, ids absent from the log) are ignored. A bad range
+changes, condensations themselves, ids absent from the log, events after the
+condensation) are ignored. A bad range
 (end before start, wrong types) is a problem on that line and the rest is read; a huge
 range costs nothing (ids are looked up, not enumerated). ``summary`` None means the
 condenser forgot events without a summary (nothing to audit). A ``condensation_request``
 (V0 action, V1 ``CondensationRequest``) starts a compaction with trigger ``manual``; the
 next condensation ends it (one with no request before it has trigger ``auto``: the
 condenser ran on its own size limit). A request never followed by a condensation is a
-compaction that started and did not end. No token figures are read (OpenHands writes
-none per request that has been verified).
+compaction that started and did not end. (OpenHands also adds a request of source
+``agent`` when the model's context overflows; it is labelled ``manual`` all the same, as
+the log does not tell it from the agent's own request tool.) No token figures are read
+(OpenHands writes none per request that has been verified).
 """
 
 from __future__ import annotations
