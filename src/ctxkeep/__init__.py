@@ -16,18 +16,23 @@ from ctxkeep.log import (
     read_session,
 )
 from ctxkeep.tokens import count_tokens, estimate_tokens
+from ctxkeep.verify import GuardedResult, StatsStore, guard, split_points
 
 __all__ = [
     "Compaction",
     "CompactionStatus",
     "Event",
     "EventKind",
+    "GuardedResult",
     "ParseProblem",
     "Prune",
     "ReadOptions",
     "Session",
+    "StatsStore",
     "__version__",
     "count_tokens",
     "estimate_tokens",
+    "guard",
     "read_session",
+    "split_points",
 ]

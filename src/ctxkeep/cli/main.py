@@ -7,6 +7,8 @@ import click
 from ctxkeep._version import __version__
 from ctxkeep.cli.audit import audit_command
 from ctxkeep.cli.diff import diff_command
+from ctxkeep.cli.guard_check import check_messages
+from ctxkeep.cli.guard_stats import guard_stats
 from ctxkeep.cli.log_check import log_check
 from ctxkeep.cli.show import show
 from ctxkeep.cli.sweep import sweep_command
@@ -29,6 +31,8 @@ COMMANDS: tuple[click.Command, ...] = (
     diff_command,
     log_check,
     show,
+    check_messages,
+    guard_stats,
 )
 for _command in COMMANDS:
     cli.add_command(_command)
