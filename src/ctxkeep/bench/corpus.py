@@ -425,7 +425,7 @@ class _Builder:
     def _code_listing(self, module: str) -> tuple[str, list[tuple[str, str]]]:
         p, rng = self.p, self.rng
         cls = rng.choice(p.classes)
-        fns = rng.sample(p.functions, 3)
+        fns = rng.sample(p.functions, rng.randint(3, 6))
         lib, _version = rng.choice(p.libraries)
         lines = [
             f'"""{module}: {rng.choice(("retry and backoff", "pooled connections", "config"))}."""',
@@ -443,7 +443,7 @@ class _Builder:
             "",
         ]
         for fn in fns:
-            n = rng.randint(3, 9)
+            n = rng.randint(4, 16)
             lines.append(f"    def {fn}(self, value: int, *, timeout: float = 2.5) -> int:")
             for i in range(n):
                 lines.append(f"        value = value * {rng.randint(2, 9)} + {i}  # step {i}")

@@ -1,0 +1,184 @@
+"""Regenerate benchmarks/RESULTS.md: the quality and speed benchmarks in one run.
+
+    make bench                       # installs the bench extras into .venv, then runs this
+    .venv/bin/python benchmarks/run_all.py [--corpus small|large] [--max-mb 1000]
+
+Writes, next to this file: RESULTS.md (both tables, the targets, machine, versions and
+date), quality.json (every run), quality.png (survival against budget) and speed.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import machine  # benchmarks/ is not a package: found through sys.path
+from ctxkeep.bench.chart import ChartUnavailable, write_chart
+from ctxkeep.bench.compactors import available_compactors
+from ctxkeep.bench.quality import QualityReport, QualityRow, run_quality, steps
+from ctxkeep.bench.quality import to_json as quality_json
+from ctxkeep.bench.render import quality_table, speed_tables
+from ctxkeep.bench.speed import SpeedReport, run_speed
+from ctxkeep.bench.speed import to_json as speed_json
+
+HERE = Path(__file__).resolve().parent
+_PACKAGES = ("ctxkeep", "msgspec", "tiktoken", "langchain-core", "compact-audit", "matplotlib")
+
+
+def _versions() -> str:
+    found = []
+    for name in _PACKAGES:
+        try:
+            found.append(f"{name} {importlib.metadata.version(name)}")
+        except importlib.metadata.PackageNotFoundError:
+            found.append(f"{name} not installed")
+    return ", ".join(found)
+
+
+def _row(report: QualityReport, compactor: str, budget: float) -> QualityRow | None:
+    return next((r for r in report.rows if r.compactor == compactor and r.budget == budget), None)
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f}%"
+
+
+def _verdict(ok: bool | None) -> str:
+    return "n/a" if ok is None else ("met" if ok else "**not met**")
+
+
+def targets(quality: QualityReport, speed: SpeedReport) -> str:
+    """The issue's targets against the measured figures, one line each."""
+    lines = []
+    ours = [
+        r
+        for r in quality.rows
+        if r.budget == 0.25
+        and r.compactor.startswith("ctxkeep/")
+        and not r.compactor.endswith("/no-pin")
+        and r.constraint_survival is not None
+    ]
+    trunc = _row(quality, "recency-truncation", 0.25)
+    trunc_kept = trunc.constraint_survival if trunc else None
+    for r in ours:
+        ok = r.constraint_survival is not None and r.constraint_survival >= 0.95
+        lines.append(
+            f"- {r.compactor} keeps >= 95% of constraints at a 25% budget: "
+            f"{_pct(r.constraint_survival)} — {_verdict(ok)}"
+        )
+    lines.append(
+        f"- recency truncation keeps well under half at 25%: {_pct(trunc_kept)} — "
+        f"{_verdict(None if trunc_kept is None else trunc_kept < 0.5)}"
+    )
+    tp = speed.throughput
+    if tp is not None:
+        lines.append(
+            f"- audit >= 50 MB/s per core (one process, {tp.log_bytes / 1e6:.0f} MB log): "
+            f"{tp.audit_mb_s:.1f} MB/s — {_verdict(tp.audit_mb_s >= 50)}"
+        )
+        x = tp.speedup_vs_compact_audit
+        lines.append(
+            "- audit >= 10x compact-audit: "
+            + (
+                "compact-audit not installed — n/a"
+                if x is None
+                else f"{x:.1f}x — {_verdict(x >= 10)}"
+            )
+        )
+    if len(speed.growth) >= 2:
+        small, big = speed.growth[0], speed.growth[-1]
+        growth = big.audit_max_rss_kb / small.audit_max_rss_kb
+        size_growth = big.log_bytes / small.log_bytes
+        lines.append(
+            "- audit memory flat in log size: peak RSS "
+            f"{small.audit_max_rss_kb / 1024:,.0f} MB at {small.target_mb} MB -> "
+            f"{big.audit_max_rss_kb / 1024:,.0f} MB at {big.target_mb:,} MB "
+            f"({growth:.1f}x for {size_growth:.0f}x the bytes) — {_verdict(growth < 1.5)}"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", choices=("small", "large"), default="large")
+    parser.add_argument("--max-mb", type=int, default=100)
+    parser.add_argument("--out", type=Path, default=HERE)
+    args = parser.parse_args(argv)
+    out: Path = args.out
+    started = time.perf_counter()
+
+    compactors = available_compactors()
+    total = steps(args.corpus, compactors=len(compactors))
+    done = 0
+
+    def tick() -> None:
+        nonlocal done
+        done += 1
+        if done % 10 == 0 or done == total:
+            print(f"\rquality {done}/{total}", end="", file=sys.stderr, flush=True)
+
+    quality = run_quality(args.corpus, compactors=compactors, on_step=tick)
+    print(file=sys.stderr)
+    (out / "quality.json").write_bytes(quality_json(quality))
+    chart = "quality.png"
+    try:
+        write_chart(quality, out / chart)
+    except ChartUnavailable as exc:
+        chart = ""
+        print(exc, file=sys.stderr)
+
+    speed = run_speed(
+        max_mb=args.max_mb, on_step=lambda name: print(f"speed: {name} done", file=sys.stderr)
+    )
+    (out / "speed.json").write_bytes(speed_json(speed))
+
+    date = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    doc = f"""# ctxkeep benchmarks
+
+Regenerated by `make bench` (`benchmarks/run_all.py --corpus {args.corpus} --max-mb {args.max_mb}`)
+on {date}, in {time.perf_counter() - started:,.0f} s.
+
+- Machine: {machine()} (shared with other jobs: read the same-run ratios, take absolute
+  times as context).
+- Versions: {_versions()}.
+- Corpus: `{quality.corpus}`, {len(quality.sessions)} generated sessions
+  ({", ".join(quality.sessions)}), generated on the fly from fixed seeds by
+  `ctxkeep.bench.corpus`. ctxkeep's extractor finds {quality.extractor_found_constraints} of the
+  {quality.planted_constraints} planted constraints and {quality.extractor_found_identifiers}
+  of the {quality.planted_identifiers} planted identifiers. Tokens: {quality.token_method}.
+
+## Targets
+
+{targets(quality, speed)}
+
+## Quality: what survives compaction (`ctxkeep bench quality --corpus {args.corpus}`)
+
+Budget = share of each session's tokens. "constraints kept" judges the planted
+constraints with ctxkeep's `constraint_survives` against the whole compacted context;
+"auditor" is the auditor's own count (CK003) with the compacted context audited as the
+summary of a compaction that replaced the session; "invented" counts CK002 items.
+Recency truncation keeps the newest messages that fit and is **not** tool-pair safe (as
+naive harness truncation); LangChain is `trim_messages(strategy="last",
+include_system=True, start_on="human")`.
+
+{quality_table(quality, markdown=True)}
+
+{f"![survival against budget]({chart})" if chart else "(no chart: matplotlib not installed)"}
+
+## Speed (`ctxkeep bench speed --max-mb {args.max_mb}`)
+
+{speed_tables(speed, markdown=True)}
+"""
+    (out / "RESULTS.md").write_text(doc, encoding="utf-8")
+    print(f"wrote {out / 'RESULTS.md'}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+"""One measurement in a fresh process, so its peak memory is its own.
+
+``python -m ctxkeep.bench._probe MODE LOG OUT`` runs one of the modes below on the log and
+writes ``{"seconds", "max_rss_kb", ...}`` as JSON to OUT (the library prints nothing, so
+the answer goes to a file). ``max_rss_kb`` is ``resource.getrusage(RUSAGE_SELF).ru_maxrss``
+at the end: the process's peak resident memory, interpreter and imports included.
+
+Modes: ``idle`` (imports only: the floor), ``decode`` (msgspec decoding of every line: the
+physical limit of reading the log), ``audit`` (``ctxkeep.audit`` on the file).
+"""
+
+from __future__ import annotations
+
+import resource
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+
+def _decode(path: Path) -> dict[str, Any]:
+    decode = msgspec.json.Decoder().decode
+    records = 0
+    with path.open("rb") as fh:
+        for line in fh:
+            if line.strip():
+                decode(line)
+                records += 1
+    return {"records": records}
+
+
+def _audit(path: Path) -> dict[str, Any]:
+    from ctxkeep.engine import audit
+
+    result = audit(path)
+    session = result.sessions[0] if result.sessions else None
+    return {
+        "events": session.events if session else 0,
+        "compactions": session.compactions.started if session else 0,
+        "findings": len(result.findings),
+        "constraints_total": session.constraints_total if session else 0,
+        "problems": len(result.problems),
+    }
+
+
+def main(argv: list[str]) -> int:
+    mode, log, out = argv
+    path = Path(log)
+    start = time.perf_counter()
+    if mode == "idle":
+        import ctxkeep.engine  # noqa: F401 - the import is the measurement
+
+        facts: dict[str, Any] = {}
+    elif mode == "decode":
+        facts = _decode(path)
+    elif mode == "audit":
+        facts = _audit(path)
+    else:
+        raise SystemExit(f"unknown mode {mode!r}")
+    facts["seconds"] = time.perf_counter() - start
+    facts["max_rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    facts["bytes"] = path.stat().st_size if path.is_file() else 0
+    Path(out).write_bytes(msgspec.json.encode(facts))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
