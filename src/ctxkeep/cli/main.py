@@ -6,6 +6,7 @@ import click
 
 from ctxkeep._version import __version__
 from ctxkeep.cli.audit import audit_command
+from ctxkeep.cli.bench import bench
 from ctxkeep.cli.diff import diff_command
 from ctxkeep.cli.guard_check import check_messages
 from ctxkeep.cli.guard_stats import guard_stats
@@ -31,6 +32,7 @@ COMMANDS: tuple[click.Command, ...] = (
     diff_command,
     log_check,
     show,
+    bench,
     check_messages,
     guard_stats,
 )
