@@ -4,6 +4,7 @@ The public API is re-exported here; everything else is private to its module.
 """
 
 from ctxkeep._version import __version__
+from ctxkeep.compactor import CompactionResult, Decision, compact, replay
 from ctxkeep.log import (
     Compaction,
     CompactionStatus,
@@ -15,24 +16,30 @@ from ctxkeep.log import (
     Session,
     read_session,
 )
+from ctxkeep.scorers import Scorer
 from ctxkeep.tokens import count_tokens, estimate_tokens
 from ctxkeep.verify import GuardedResult, StatsStore, guard, split_points
 
 __all__ = [
     "Compaction",
+    "CompactionResult",
     "CompactionStatus",
+    "Decision",
     "Event",
     "EventKind",
     "GuardedResult",
     "ParseProblem",
     "Prune",
     "ReadOptions",
+    "Scorer",
     "Session",
     "StatsStore",
     "__version__",
+    "compact",
     "count_tokens",
     "estimate_tokens",
     "guard",
     "read_session",
+    "replay",
     "split_points",
 ]

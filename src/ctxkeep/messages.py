@@ -18,10 +18,12 @@ import msgspec
 
 __all__ = [
     "Dialect",
+    "MessageParts",
     "ToolCall",
     "ToolResult",
     "compaction_summaries",
     "dialect_of",
+    "message_parts",
     "message_prose",
     "message_role",
     "message_text",
@@ -303,3 +305,55 @@ def compaction_summaries(message: Any) -> tuple[str, ...]:
 
 def _str_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) else None
+
+
+@dataclass(frozen=True, slots=True)
+class MessageParts:
+    """The dialect, role, text and tool ids of one message, read in one pass."""
+
+    dialect: Dialect
+    role: str | None
+    text: str
+    call_ids: tuple[str, ...]
+    result_ids: tuple[str, ...]
+
+
+def message_parts(message: Any) -> MessageParts:
+    """``dialect_of``, ``message_role``, ``message_text``, ``tool_call_ids`` and
+    ``tool_result_ids`` at once, equal to calling each (a test holds it).
+
+    The compactor reads every message of long sessions: the commonest shape, a plain
+    ``{role, content: str}`` message, is answered without deciding the dialect five times.
+    """
+    if (
+        type(message) is dict
+        and "type" not in message
+        and "tool_calls" not in message
+        and "tool_call_id" not in message
+    ):
+        content = message.get("content")
+        role = message.get("role")
+        if isinstance(content, str) and role != "tool":
+            return MessageParts(
+                "openai" if "role" in message else "unknown",
+                role if isinstance(role, str) else None,
+                content,
+                (),
+                (),
+            )
+    elif (
+        type(message) is dict
+        and message.get("role") == "tool"
+        and "type" not in message
+        and "tool_calls" not in message
+        and isinstance(message.get("content"), str)
+        and isinstance(message.get("tool_call_id"), str)
+    ):
+        return MessageParts("openai", "tool", message["content"], (), (message["tool_call_id"],))
+    return MessageParts(
+        dialect_of(message),
+        message_role(message),
+        message_text(message),
+        tool_call_ids(message),
+        tool_result_ids(message),
+    )

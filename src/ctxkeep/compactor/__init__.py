@@ -1,0 +1,22 @@
+"""The compactor: keep what matters, not what is newest (DESIGN.md "The compactor").
+
+``compact`` segments, protects, scores, gates, selects and summarises; ``replay`` re-runs
+the selection from a receipt. Both return a :class:`CompactionResult` and never raise.
+"""
+
+from __future__ import annotations
+
+from ctxkeep.compactor.core import compact, replay
+from ctxkeep.compactor.receipts import ReceiptFile, ReceiptRun, read_receipts
+from ctxkeep.compactor.result import CompactionResult, CompactionStats, Decision
+
+__all__ = [
+    "CompactionResult",
+    "CompactionStats",
+    "Decision",
+    "ReceiptFile",
+    "ReceiptRun",
+    "compact",
+    "read_receipts",
+    "replay",
+]

@@ -1,0 +1,802 @@
+"""compact() and replay(): segment -> protect -> score -> gate -> select -> summarise.
+
+Both share :func:`_select_and_build`, so a replay at the original budget and threshold
+makes exactly the original decisions. Neither ever raises: invalid options become
+``problems`` on the result, and an unexpected error leaves the input untouched with the
+error named in ``problems``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ctxkeep.compactor.pins import compile_pins
+from ctxkeep.compactor.receipts import (
+    ReceiptFile,
+    ReceiptRun,
+    append_receipt,
+    read_receipts,
+    receipt_block,
+)
+from ctxkeep.compactor.result import CompactionResult, CompactionStats, Decision
+from ctxkeep.compactor.segment import Segment, Unit, group_units, segment_messages
+from ctxkeep.compactor.summary import (
+    conversation_dialect,
+    cut_utf8,
+    summary_message,
+    summary_text,
+)
+from ctxkeep.scorers import (
+    Candidate,
+    Score,
+    Scorer,
+    ScoreRequest,
+    ScorerError,
+    ScorerUnavailable,
+    make_scorer,
+)
+from ctxkeep.scorers.recency import recency_score
+from ctxkeep.tokens import count_tokens, estimate_tokens, token_method
+
+__all__ = ["compact", "replay"]
+
+QUESTION_BYTES = 4000
+"""The most of one message sent to a remote scorer."""
+_SYSTEM_ROLES = frozenset({"system", "developer"})
+
+
+@dataclass(frozen=True, slots=True)
+class _Settings:
+    target_bytes: int | None
+    target_tokens: int | None
+    keep_recent: int
+    batch_size: int
+    min_confidence: float
+    summary_bytes: int
+    summary_role: str
+    state_message_bytes: int
+    pin_patterns: tuple[str, ...]
+    enable_pinning: bool
+    pin_flags: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+
+@dataclass
+class _Scoring:
+    """What the scoring step produced (mutable while it runs)."""
+
+    scores: dict[int, Score]
+    scorer: str
+    degraded_reason: str | None = None
+    requests: int = 0
+    failed_requests: int = 0
+    scorer_tokens: int = 0
+
+
+# --- option checking -----------------------------------------------------------------
+
+
+def _opt_int(value: Any, name: str, default: int | None, problems: list[str]) -> int | None:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        problems.append(f"{name}: expected a non-negative integer, got {value!r}; using {default}")
+        return default
+    return value
+
+
+def _settings(options: Mapping[str, Any], problems: list[str]) -> _Settings:
+    target_bytes = _opt_int(options["target_bytes"], "target_bytes", None, problems)
+    target_tokens = _opt_int(options["target_tokens"], "target_tokens", None, problems)
+    keep_recent = _opt_int(options["keep_recent"], "keep_recent", 4, problems)
+    batch_size = _opt_int(options["batch_size"], "batch_size", 8, problems)
+    summary_bytes = _opt_int(options["summary_bytes"], "summary_bytes", 1024, problems)
+    state_bytes = _opt_int(options["state_message_bytes"], "state_message_bytes", 2000, problems)
+    min_conf = options["min_confidence"]
+    if (
+        isinstance(min_conf, bool)
+        or not isinstance(min_conf, int | float)
+        or not math.isfinite(min_conf)
+        or not 0.0 <= min_conf <= 1.0
+    ):
+        problems.append(f"min_confidence: expected a number in [0, 1], got {min_conf!r}")
+        min_conf = 0.35
+    role = options["summary_role"]
+    if not isinstance(role, str) or not role:
+        problems.append(f"summary_role: expected a role name, got {role!r}; using 'system'")
+        role = "system"
+    patterns = options["pin_patterns"]
+    if isinstance(patterns, str):
+        patterns = (patterns,)
+    try:
+        pin_patterns = tuple(patterns or ())
+    except TypeError:
+        problems.append("pin_patterns: expected a sequence of regex strings")
+        pin_patterns = ()
+    flags = options["pin_flags"]
+    if not isinstance(flags, str):
+        problems.append(f"pin_flags: expected letters of 'imsx', got {flags!r}")
+        flags = "i"
+    return _Settings(
+        target_bytes=target_bytes,
+        target_tokens=target_tokens,
+        keep_recent=keep_recent if keep_recent is not None else 4,
+        batch_size=max(1, batch_size or 1),
+        min_confidence=float(min_conf),
+        summary_bytes=summary_bytes if summary_bytes is not None else 1024,
+        summary_role=role,
+        state_message_bytes=state_bytes if state_bytes is not None else 2000,
+        pin_patterns=pin_patterns,
+        enable_pinning=bool(options["enable_pinning"]),
+        pin_flags=flags,
+    )
+
+
+def _as_list(messages: Any, problems: list[str]) -> list[Any]:
+    if isinstance(messages, str | bytes | bytearray | Mapping) or not isinstance(
+        messages, Iterable
+    ):
+        problems.append(f"messages: expected a sequence of messages, got {type(messages).__name__}")
+        return []
+    try:
+        return list(messages)
+    except Exception as exc:  # a caller's iterator may raise anything
+        problems.append(f"messages: could not be read ({type(exc).__name__}: {exc})")
+        return []
+
+
+# --- protect ---------------------------------------------------------------------------
+
+
+def _protect(segments: Sequence[Segment], settings: _Settings, problems: list[str]) -> list[str]:
+    """Each message's own protection reason, or '' (system > recent > pinned)."""
+    pins, pin_problems = compile_pins(
+        settings.pin_patterns, enabled=settings.enable_pinning, flags=settings.pin_flags
+    )
+    problems.extend(pin_problems)
+    n = len(segments)
+    recent_from = n - settings.keep_recent
+    reasons = [""] * n
+    unpinned: list[int] = []
+    for seg in segments:
+        if seg.role in _SYSTEM_ROLES:
+            reasons[seg.index] = "system"
+        elif seg.index >= recent_from:
+            reasons[seg.index] = "recent"
+        else:
+            unpinned.append(seg.index)
+    found = pins.pins_of([segments[i].text for i in unpinned])
+    for i, pin in zip(unpinned, found, strict=True):
+        if pin is not None:
+            reasons[i] = f"pinned:{pin}"
+    return reasons
+
+
+# --- score -----------------------------------------------------------------------------
+
+
+def _state(task: str, segments: Sequence[Segment], settings: _Settings) -> str:
+    """The task and the latest messages, cut to ``state_message_bytes``."""
+    parts = [f"Task: {task}"]
+    tail = segments[-settings.keep_recent :] if settings.keep_recent else []
+    if tail:
+        parts.append("Latest messages:")
+        parts.extend(f"{s.role or 'message'}: {s.text}" for s in tail)
+    return cut_utf8("\n".join(parts), settings.state_message_bytes)
+
+
+def _resolve_scorer(scorer: Any, problems: list[str]) -> Scorer:
+    if scorer is None:
+        return make_scorer("lexical")
+    if isinstance(scorer, str):
+        try:
+            return make_scorer(scorer)
+        except KeyError as exc:
+            problems.append(f"scorer: {exc.args[0]}; using lexical")
+            return make_scorer("lexical")
+    if isinstance(scorer, Scorer):
+        return scorer
+    problems.append(f"scorer: {type(scorer).__name__} is not a Scorer; using lexical")
+    return make_scorer("lexical")
+
+
+def _scorer_name(scorer: Scorer) -> str:
+    name = getattr(scorer, "name", None)
+    return name if isinstance(name, str) else type(scorer).__name__
+
+
+def _score(
+    scorer: Scorer,
+    task: str,
+    segments: Sequence[Segment],
+    to_score: Sequence[int],
+    settings: _Settings,
+    problems: list[str],
+) -> _Scoring:
+    n = len(segments)
+    name = _scorer_name(scorer)
+    result = _Scoring(scores={}, scorer=name)
+    if not to_score:
+        return result
+    remote = bool(getattr(scorer, "remote", False))
+    per_candidate = bool(getattr(scorer, "per_candidate", False))
+    state = _state(task, segments, settings) if remote else task
+    candidates = [
+        Candidate(i, cut_utf8(segments[i].text, QUESTION_BYTES) if remote else segments[i].text, n)
+        for i in to_score
+    ]
+    size = settings.batch_size if remote else len(candidates)
+    batches = [tuple(candidates[k : k + size]) for k in range(0, len(candidates), size)]
+    failed = 0
+    for number, batch in enumerate(batches):
+        calls = len(batch) if per_candidate else 1
+        try:
+            scores = list(scorer.score(ScoreRequest(task, state, batch)))
+            if len(scores) != len(batch):
+                raise ScorerError(f"{len(scores)} scores for {len(batch)} messages")
+            bad = [s for s in scores if not isinstance(s, Score) or not s.is_valid()]
+            if bad:
+                raise ScorerError(f"score outside [0, 1]: {bad[0]!r}")
+        except ScorerUnavailable as exc:
+            problems.append(f"scorer {name}: {exc}; the whole run is scored by recency")
+            result.degraded_reason = f"unavailable: {exc}"
+            result.scores = {c.index: recency_score(c) for c in candidates}
+            return result
+        except Exception as exc:  # any failure of a caller's scorer takes the same path
+            failed += 1
+            if remote:
+                result.requests += calls
+                result.failed_requests += calls
+            problems.append(f"scorer {name}: batch {number + 1} failed: {exc}; scored by recency")
+            result.scores.update((c.index, recency_score(c)) for c in batch)
+            continue
+        if remote:
+            result.requests += calls
+            result.scorer_tokens += estimate_tokens(state) * calls + sum(
+                estimate_tokens(c.text) for c in batch
+            )
+        result.scores.update((c.index, s) for c, s in zip(batch, scores, strict=True))
+    if failed:
+        result.degraded_reason = (
+            "every batch failed: the whole run is scored by recency"
+            if failed == len(batches)
+            else f"{failed} of {len(batches)} batches failed: scored by recency"
+        )
+    return result
+
+
+# --- select and build ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Budget:
+    bytes: int | None
+    tokens: int | None
+
+    def exceeded_by(self, size_bytes: int, size_tokens: int) -> tuple[int, int]:
+        over_b = max(0, size_bytes - self.bytes) if self.bytes is not None else 0
+        over_t = max(0, size_tokens - self.tokens) if self.tokens is not None else 0
+        return over_b, over_t
+
+
+def _unit_reason(unit: Unit, own: Sequence[str]) -> str:
+    for i in unit.members:
+        if own[i]:
+            return own[i]
+    return ""
+
+
+def _message_reason(i: int, unit_reason: str, own: Sequence[str], alone: bool) -> str:
+    if own[i] or alone:
+        return own[i] or unit_reason
+    return f"paired:{unit_reason}"
+
+
+def _run_id(segments: Sequence[Segment], settings: _Settings, task: str, scorer: str) -> str:
+    digest = hashlib.sha256()
+    for seg in segments:
+        digest.update(seg.hash.encode())
+    digest.update(repr((settings.to_dict(), task, scorer)).encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()[:16]
+
+
+def _needs_scoring(
+    segments: Sequence[Segment], units: Sequence[Unit], own: Sequence[str], budget: _Budget
+) -> tuple[bool, list[int]]:
+    """Whether anything must go, and the messages that may be scored."""
+    sendable = [u for u in units if not u.broken or u.pending]
+    total_b = sum(segments[i].bytes for u in sendable for i in u.members)
+    total_t = sum(segments[i].tokens for u in sendable for i in u.members)
+    over = budget.exceeded_by(total_b, total_t)
+    if over == (0, 0):
+        return False, []
+    return True, [i for u in units if not u.broken and not _unit_reason(u, own) for i in u.members]
+
+
+def _select_and_build(
+    messages: Sequence[Any],
+    segments: Sequence[Segment],
+    units: Sequence[Unit],
+    own: Sequence[str],
+    scoring: _Scoring,
+    settings: _Settings,
+    compaction_needed: bool,
+    run_id: str,
+    exact_tokens: bool,
+    problems: list[str],
+) -> CompactionResult:
+    budget = _Budget(settings.target_bytes, settings.target_tokens)
+    kept = [True] * len(segments)
+    reason = [""] * len(segments)
+    value_of: dict[int, float] = {}
+    forced_b = forced_t = 0
+    candidates: list[tuple[float, int, Unit]] = []
+    for unit in units:
+        alone = len(unit.members) == 1
+        unit_own = _unit_reason(unit, own)
+        if unit.broken and not unit.pending:
+            for i in unit.members:
+                kept[i], reason[i] = False, "orphan"
+            continue
+        if not compaction_needed:
+            for i in unit.members:
+                reason[i] = "under-budget"
+            continue
+        if unit.pending or unit_own:
+            r = unit_own or "pending-call"
+            for i in unit.members:
+                reason[i] = _message_reason(i, r, own, alone) if unit_own else r
+            forced_b += sum(segments[i].bytes for i in unit.members)
+            forced_t += sum(segments[i].tokens for i in unit.members)
+            continue
+        scores = [scoring.scores[i] for i in unit.members]
+        if min(s.confidence for s in scores) < settings.min_confidence:
+            for i in unit.members:
+                reason[i] = "unsure"
+            forced_b += sum(segments[i].bytes for i in unit.members)
+            forced_t += sum(segments[i].tokens for i in unit.members)
+            continue
+        value = max(s.value for s in scores)
+        for i in unit.members:
+            value_of[i] = value
+        candidates.append((value, unit.last, unit))
+
+    over_b, over_t = budget.exceeded_by(forced_b, forced_t)
+    summary: Any | None = None
+    summary_index: int | None = None
+    summary_size = 0
+    summary_body: str | None = None
+    if compaction_needed:
+        left_b = None if budget.bytes is None else budget.bytes - forced_b
+        left_t = None if budget.tokens is None else budget.tokens - forced_t
+        over = (over_b, over_t) != (0, 0)
+        cap_b = (
+            settings.summary_bytes if left_b is None else min(settings.summary_bytes, left_b // 4)
+        )
+        cap_t = None if left_t is None else left_t // 4
+        avail_b = None if left_b is None else left_b - cap_b
+        avail_t = None if left_t is None or cap_t is None else left_t - cap_t
+        candidates.sort(key=lambda c: (-c[0], -c[1]))
+        dropped_units: list[Unit] = []
+        for _value, _last, unit in candidates:
+            ub = sum(segments[i].bytes for i in unit.members)
+            ut = sum(segments[i].tokens for i in unit.members)
+            fits = (
+                not over
+                and (avail_b is None or ub <= avail_b)
+                and (avail_t is None or ut <= avail_t)
+            )
+            alone = len(unit.members) == 1
+            if fits:
+                if avail_b is not None:
+                    avail_b -= ub
+                if avail_t is not None:
+                    avail_t -= ut
+                for i in unit.members:
+                    reason[i] = "selected" if alone else "paired:selected"
+            else:
+                dropped_units.append(unit)
+                r = "over-budget" if over else "budget"
+                for i in unit.members:
+                    kept[i], reason[i] = False, r if alone else f"paired:{r}"
+        dropped = [i for u in dropped_units for i in u.members]
+        if dropped and not over and cap_b > 0 and (cap_t is None or cap_t > 0):
+            by_value = sorted(dropped, key=lambda i: (-scoring.scores[i].value, -i))
+            text = summary_text(
+                [segments[i] for i in by_value],
+                dropped_count=len(dropped),
+                dropped_bytes=sum(segments[i].bytes for i in dropped),
+                cap_bytes=cap_b,
+                cap_tokens=cap_t,
+            )
+            if text is not None:
+                summary_body = text
+                summary_index = _summary_place(units, kept, min(dropped))
+                seq = (
+                    messages[min(dropped)].get("seq")
+                    if isinstance(messages[min(dropped)], Mapping)
+                    else None
+                )
+                dialect = conversation_dialect(s.dialect for s in segments)
+                summary = summary_message(text, dialect, settings.summary_role, seq)
+                summary_size = len(text.encode("utf-8", "surrogatepass"))
+
+    out = [m for m, k in zip(messages, kept, strict=True) if k]
+    if summary_index is not None:
+        out.insert(summary_index, summary)
+    unit_of = {i: u.first for u in units for i in u.members}
+    decisions = tuple(
+        Decision(
+            index=seg.index,
+            hash=seg.hash,
+            role=seg.role,
+            bytes=seg.bytes,
+            tokens=seg.tokens,
+            score=scoring.scores[seg.index].value if seg.index in scoring.scores else None,
+            confidence=(
+                scoring.scores[seg.index].confidence if seg.index in scoring.scores else None
+            ),
+            kept=kept[seg.index],
+            reason=reason[seg.index],
+            unit=unit_of[seg.index],
+        )
+        for seg in segments
+    )
+    counter = count_tokens if exact_tokens else estimate_tokens
+    summary_tokens = counter(summary_body) if summary_body is not None else 0
+    kept_count = sum(kept)
+    stats = CompactionStats(
+        messages_before=len(segments),
+        messages_after=len(out),
+        bytes_before=sum(s.bytes for s in segments),
+        bytes_after=sum(s.bytes for s in segments if kept[s.index]) + summary_size,
+        tokens_before=sum(s.tokens for s in segments),
+        tokens_after=sum(s.tokens for s in segments if kept[s.index]) + summary_tokens,
+        kept=kept_count,
+        dropped=len(segments) - kept_count,
+        pinned=sum(1 for r in own if r.startswith("pinned:")),
+        protected=sum(1 for i, r in enumerate(own) if r and kept[i]),
+        over_budget_bytes=over_b,
+        over_budget_tokens=over_t,
+        summary_bytes=summary_size,
+        scorer=scoring.scorer,
+        degraded=scoring.degraded_reason is not None,
+        degraded_reason=scoring.degraded_reason,
+        requests=scoring.requests,
+        failed_requests=scoring.failed_requests,
+        scorer_tokens=scoring.scorer_tokens,
+        token_method=token_method() if exact_tokens else "estimate",
+    )
+    return CompactionResult(
+        messages=tuple(out),
+        summary=summary,
+        summary_index=summary_index,
+        stats=stats,
+        decisions=decisions,
+        run_id=run_id,
+        receipt_path=None,
+        problems=tuple(problems),
+    )
+
+
+def _summary_place(units: Sequence[Unit], kept: Sequence[bool], first_dropped: int) -> int:
+    """Where the summary goes in the output: at the first dropped message, moved past any
+    kept tool unit that spans that place (a summary never splits a call from its result).
+    """
+    place = first_dropped
+    moved = True
+    while moved:
+        moved = False
+        for unit in units:
+            if kept[unit.first] and unit.first < place <= unit.last:
+                place = unit.last + 1
+                moved = True
+    return sum(1 for i in range(min(place, len(kept))) if kept[i])
+
+
+# --- the public functions --------------------------------------------------------------
+
+_SECRET_WORDS = ("key", "token", "secret", "password", "authorization", "auth")
+
+
+def _safe_describe(scorer: Scorer) -> dict[str, Any]:
+    """The scorer's self-description with anything that looks like a credential removed."""
+    described: Any
+    try:
+        described = scorer.describe()
+    except Exception:  # a caller's scorer may fail here too; the name is enough
+        described = {}
+    if not isinstance(described, Mapping):
+        described = {}
+    safe = {
+        str(k): v
+        for k, v in described.items()
+        if not any(word in str(k).lower() for word in _SECRET_WORDS)
+    }
+    safe.setdefault("name", _scorer_name(scorer))
+    return safe
+
+
+def _untouched(messages: Any, error: BaseException, problems: Sequence[str]) -> CompactionResult:
+    try:
+        out = tuple(messages) if isinstance(messages, list | tuple) else ()
+    except Exception:  # pragma: no cover - lists and tuples always convert
+        out = ()
+    stats = CompactionStats(
+        messages_before=len(out),
+        messages_after=len(out),
+        bytes_before=0,
+        bytes_after=0,
+        tokens_before=0,
+        tokens_after=0,
+        kept=len(out),
+        dropped=0,
+        pinned=0,
+        protected=0,
+        over_budget_bytes=0,
+        over_budget_tokens=0,
+        summary_bytes=0,
+        scorer="none",
+        degraded=True,
+        degraded_reason="internal error: input returned unchanged",
+        requests=0,
+        failed_requests=0,
+        scorer_tokens=0,
+        token_method="estimate",
+    )
+    return CompactionResult(
+        messages=out,
+        summary=None,
+        summary_index=None,
+        stats=stats,
+        decisions=(),
+        run_id="",
+        receipt_path=None,
+        problems=(*problems, f"internal error ({type(error).__name__}: {error}): input unchanged"),
+    )
+
+
+def _with_receipt(
+    result: CompactionResult,
+    receipt_path: Any,
+    scorer: Mapping[str, Any],
+    settings: _Settings,
+    task_hash: str,
+) -> CompactionResult:
+    """Append the run's receipt when it compacted something; problems never raise."""
+    if receipt_path is None or not result.compacted:
+        return result
+    problems = list(result.problems)
+    try:
+        path = os.fspath(receipt_path)
+        block = receipt_block(
+            result.run_id,
+            result.decisions,
+            scorer=scorer,
+            settings={**settings.to_dict(), "task_sha256": task_hash},
+            stats=result.stats.to_dict(),
+        )
+        append_receipt(path, block)
+    except (OSError, TypeError, ValueError) as exc:
+        problems.append(f"receipt not written: {exc}")
+        return _replace(result, receipt_path=None, problems=tuple(problems))
+    return _replace(result, receipt_path=str(path), problems=tuple(problems))
+
+
+def _replace(result: CompactionResult, **changes: Any) -> CompactionResult:
+    from dataclasses import replace
+
+    return replace(result, **changes)
+
+
+def _task_text(task: Any, problems: list[str]) -> str:
+    if isinstance(task, str):
+        return task
+    if task is None:
+        return ""
+    problems.append(f"task: expected a string, got {type(task).__name__}; using its str()")
+    try:
+        return str(task)
+    except Exception:  # a caller's object may fail to print
+        return ""
+
+
+def compact(
+    messages: Any,
+    task: Any,
+    *,
+    target_bytes: int | None = None,
+    target_tokens: int | None = None,
+    keep_recent: int = 4,
+    batch_size: int = 8,
+    min_confidence: float = 0.35,
+    summary_bytes: int = 1024,
+    summary_role: str = "system",
+    state_message_bytes: int = 2000,
+    pin_patterns: Sequence[str] = (),
+    enable_pinning: bool = True,
+    pin_flags: str = "i",
+    scorer: Scorer | str | None = None,
+    receipt_path: str | os.PathLike[str] | None = None,
+    run_id: str | None = None,
+) -> CompactionResult:
+    """Compact ``messages`` (OpenAI chat, Anthropic messages or ctxkeep events) for ``task``.
+
+    Keeps system messages, the last ``keep_recent`` messages and pinned ones verbatim,
+    scores the rest with ``scorer`` (a :class:`~ctxkeep.scorers.Scorer`, a registry name, or
+    None for ``lexical``), keeps uncertain ones (confidence below ``min_confidence``), then
+    keeps the most valuable tool units (ties: the newer) until ``target_bytes`` and/or
+    ``target_tokens`` are spent, and puts an extractive summary where the first dropped
+    message was. With no target nothing is dropped. Appends a receipt to ``receipt_path``
+    when something was dropped. Never raises: see ``CompactionResult.problems``.
+    """
+    options = {
+        "target_bytes": target_bytes,
+        "target_tokens": target_tokens,
+        "keep_recent": keep_recent,
+        "batch_size": batch_size,
+        "min_confidence": min_confidence,
+        "summary_bytes": summary_bytes,
+        "summary_role": summary_role,
+        "state_message_bytes": state_message_bytes,
+        "pin_patterns": pin_patterns,
+        "enable_pinning": enable_pinning,
+        "pin_flags": pin_flags,
+    }
+    problems: list[str] = []
+    try:
+        settings = _settings(options, problems)
+        msgs = _as_list(messages, problems)
+        task_text = _task_text(task, problems)
+        exact = settings.target_tokens is not None
+        segments = segment_messages(msgs, exact_tokens=exact)
+        units = group_units(segments)
+        own = _protect(segments, settings, problems)
+        budget = _Budget(settings.target_bytes, settings.target_tokens)
+        needed, to_score = _needs_scoring(segments, units, own, budget)
+        chosen = _resolve_scorer(scorer, problems)
+        scoring = (
+            _score(chosen, task_text, segments, to_score, settings, problems)
+            if needed
+            else _Scoring({}, _scorer_name(chosen))
+        )
+        rid = (
+            run_id
+            if isinstance(run_id, str) and run_id
+            else _run_id(segments, settings, task_text, scoring.scorer)
+        )
+        result = _select_and_build(
+            msgs, segments, units, own, scoring, settings, needed, rid, exact, problems
+        )
+        task_hash = hashlib.sha256(task_text.encode("utf-8", "surrogatepass")).hexdigest()
+        return _with_receipt(result, receipt_path, _safe_describe(chosen), settings, task_hash)
+    except Exception as exc:  # the contract: never raise; the input comes back unchanged
+        return _untouched(messages, exc, problems)
+
+
+def _load_run(receipts: Any, run_id: str | None) -> tuple[ReceiptRun | None, list[str]]:
+    if isinstance(receipts, ReceiptRun):
+        return receipts, []
+    file = receipts if isinstance(receipts, ReceiptFile) else read_receipts(receipts)
+    notes = [f"{file.path}:{line}: {reason}" for line, reason in file.problems]
+    run = file.run(run_id)
+    if run is None:
+        wanted = f"run {run_id!r}" if run_id else "trusted run"
+        notes.append(f"{file.path}: no {wanted} in the receipts")
+    return run, notes
+
+
+def _recorded_scores(
+    run: ReceiptRun, segments: Sequence[Segment]
+) -> tuple[dict[int, Score], set[int]]:
+    """Scores from the receipt, matched to messages by content hash (in order of
+    occurrence, so repeated texts match their own records), and the unmatched indexes.
+    """
+    by_hash: dict[str, deque[Mapping[str, Any]]] = {}
+    for record in run.records:
+        digest = record.get("hash")
+        if isinstance(digest, str):
+            by_hash.setdefault(digest, deque()).append(record)
+    scores: dict[int, Score] = {}
+    unmatched: set[int] = set()
+    for seg in segments:
+        queue = by_hash.get(seg.hash)
+        if not queue:
+            unmatched.add(seg.index)
+            continue
+        record = queue.popleft()
+        value, confidence = record.get("score"), record.get("confidence")
+        if value is None or confidence is None:
+            continue
+        score = Score(value, confidence)
+        if score.is_valid():
+            scores[seg.index] = Score(float(value), float(confidence))
+    return scores, unmatched
+
+
+def replay(
+    messages: Any,
+    receipts: str | os.PathLike[str] | ReceiptFile | ReceiptRun,
+    *,
+    target_bytes: int | None = None,
+    target_tokens: int | None = None,
+    min_confidence: float | None = None,
+    keep_recent: int | None = None,
+    summary_bytes: int | None = None,
+    run_id: str | None = None,
+    receipt_path: str | os.PathLike[str] | None = None,
+) -> CompactionResult:
+    """Re-run the selection of a recorded run at another budget or threshold, no scorer call.
+
+    Scores come from the receipt (the run ``run_id``, else the last trusted run), matched
+    to ``messages`` by content hash, so the list may have changed since: a message the
+    receipt does not know is scored by recency (and the result is marked degraded). Every
+    setting not given here is the recorded run's; targets given here replace both recorded
+    targets. Never raises; with no trusted run the input is returned unchanged.
+    """
+    problems: list[str] = []
+    try:
+        run, notes = _load_run(receipts, run_id)
+        problems.extend(notes)
+        msgs = _as_list(messages, problems)
+        if run is None:
+            return _untouched(msgs, LookupError("no trusted run to replay"), problems)
+        recorded = dict(run.settings)
+        options: dict[str, Any] = {
+            "target_bytes": recorded.get("target_bytes"),
+            "target_tokens": recorded.get("target_tokens"),
+            "keep_recent": recorded.get("keep_recent", 4),
+            "batch_size": recorded.get("batch_size", 8),
+            "min_confidence": recorded.get("min_confidence", 0.35),
+            "summary_bytes": recorded.get("summary_bytes", 1024),
+            "summary_role": recorded.get("summary_role", "system"),
+            "state_message_bytes": recorded.get("state_message_bytes", 2000),
+            "pin_patterns": recorded.get("pin_patterns", ()),
+            "enable_pinning": recorded.get("enable_pinning", True),
+            "pin_flags": recorded.get("pin_flags", "i"),
+        }
+        if target_bytes is not None or target_tokens is not None:
+            options["target_bytes"], options["target_tokens"] = target_bytes, target_tokens
+        for name, value in (
+            ("min_confidence", min_confidence),
+            ("keep_recent", keep_recent),
+            ("summary_bytes", summary_bytes),
+        ):
+            if value is not None:
+                options[name] = value
+        settings = _settings(options, problems)
+        exact = settings.target_tokens is not None
+        segments = segment_messages(msgs, exact_tokens=exact)
+        units = group_units(segments)
+        own = _protect(segments, settings, problems)
+        needed, to_score = _needs_scoring(
+            segments, units, own, _Budget(settings.target_bytes, settings.target_tokens)
+        )
+        scores, _unmatched = _recorded_scores(run, segments)
+        recorded_name = run.scorer.get("name", "unknown")
+        scoring = _Scoring({}, f"replay:{recorded_name}")
+        missing = [i for i in to_score if i not in scores]
+        scoring.scores = {i: scores[i] for i in to_score if i in scores}
+        if missing:
+            n = len(segments)
+            scoring.scores.update((i, recency_score(Candidate(i, "", n))) for i in missing)
+            scoring.degraded_reason = (
+                f"{len(missing)} message(s) have no score in the receipt: scored by recency"
+            )
+        rid = run_id or _run_id(segments, settings, f"replay:{run.run_id}", scoring.scorer)
+        result = _select_and_build(
+            msgs, segments, units, own, scoring, settings, needed, rid, exact, problems
+        )
+        described = {"name": scoring.scorer, "replayed_run": run.run_id}
+        task_hash = str(run.settings.get("task_sha256", ""))
+        return _with_receipt(result, receipt_path, described, settings, task_hash)
+    except Exception as exc:  # the contract: never raise
+        return _untouched(messages, exc, problems)

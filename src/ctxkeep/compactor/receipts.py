@@ -1,0 +1,185 @@
+"""Step 8: receipts, one JSON line per message and a last line for the run.
+
+A run's lines are appended as one block with one ``os.write`` on an ``O_APPEND`` file, so
+concurrent writers never interleave inside a block. The run line carries the number of
+message lines and a SHA-256 of them; a reader trusts a run only when its run line is
+whole and both match, so a crash that cuts the file (a torn last line, a missing run line)
+leaves that run untrusted instead of half-read. Receipts hold hashes, sizes, scores and
+settings; never message text and never a key (the scorer is recorded by ``describe()``,
+whose URL has no credentials or query).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ctxkeep.compactor.result import Decision
+
+__all__ = [
+    "RECEIPT_VERSION",
+    "ReceiptFile",
+    "ReceiptRun",
+    "append_receipt",
+    "read_receipts",
+    "receipt_block",
+]
+
+RECEIPT_VERSION = 1
+
+
+def _line(obj: Mapping[str, Any]) -> str:
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def receipt_block(
+    run_id: str,
+    decisions: Sequence[Decision],
+    *,
+    scorer: Mapping[str, Any],
+    settings: Mapping[str, Any],
+    stats: Mapping[str, Any],
+) -> bytes:
+    """The lines of one run, ready to append (message lines, then the run line)."""
+    lines = [
+        _line({"v": RECEIPT_VERSION, "kind": "message", "run": run_id, **d.to_dict()})
+        for d in decisions
+    ]
+    body = "".join(line + "\n" for line in lines)
+    run = {
+        "v": RECEIPT_VERSION,
+        "kind": "run",
+        "run": run_id,
+        "messages": len(lines),
+        "digest": hashlib.sha256(body.encode("utf-8")).hexdigest(),
+        "scorer": dict(scorer),
+        "settings": dict(settings),
+        "stats": dict(stats),
+    }
+    return (body + _line(run) + "\n").encode("utf-8")
+
+
+def append_receipt(path: str | os.PathLike[str], block: bytes) -> None:
+    """Append ``block`` to ``path`` in one write; raises OSError when it cannot."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        # A previous writer that died mid-line left no newline: start on a fresh line so
+        # this block's first line is not glued to the torn one.
+        size = os.fstat(fd).st_size
+        if size:
+            with open(path, "rb") as fh:
+                fh.seek(size - 1)
+                if fh.read(1) != b"\n":
+                    block = b"\n" + block
+        view = memoryview(block)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+    finally:
+        os.close(fd)
+
+
+@dataclass(frozen=True, slots=True)
+class ReceiptRun:
+    """One complete, verified run of a receipts file."""
+
+    run_id: str
+    records: tuple[Mapping[str, Any], ...]
+    scorer: Mapping[str, Any]
+    settings: Mapping[str, Any]
+    stats: Mapping[str, Any]
+    line: int
+    """1-based line of its run line."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReceiptFile:
+    """The trusted runs of a receipts file and the lines that could not be trusted."""
+
+    path: str
+    runs: tuple[ReceiptRun, ...]
+    problems: tuple[tuple[int, str], ...] = field(default=())
+    """(line, reason) of every line or block that was not trusted."""
+
+    def run(self, run_id: str | None = None) -> ReceiptRun | None:
+        """The run called ``run_id`` (its last occurrence), else the last run."""
+        for run in reversed(self.runs):
+            if run_id is None or run.run_id == run_id:
+                return run
+        return None
+
+
+def read_receipts(path: str | os.PathLike[str]) -> ReceiptFile:
+    """Read every trusted run of ``path``; never raises (an unreadable file has problems)."""
+    shown = os.fspath(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        return ReceiptFile(shown, (), ((0, f"cannot read: {exc.strerror or exc}"),))
+    runs: list[ReceiptRun] = []
+    problems: list[tuple[int, str]] = []
+    pending: list[tuple[int, bytes, dict[str, Any]]] = []
+    lines = data.split(b"\n")
+    complete = data.endswith(b"\n")
+    for lineno, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        if lineno == len(lines) and not complete:
+            problems.append((lineno, "torn last line (no newline): not trusted"))
+            continue
+        try:
+            obj = json.loads(raw)
+        except (ValueError, RecursionError):
+            problems.append((lineno, "not JSON: not trusted"))
+            if pending:  # the run this line belonged to is broken
+                problems.append((pending[0][0], "run holds a line that is not JSON: not trusted"))
+                pending = []
+            continue
+        if not isinstance(obj, dict) or obj.get("v") != RECEIPT_VERSION:
+            problems.append((lineno, "not a ctxkeep receipt line (v 1)"))
+            continue
+        if obj.get("kind") == "message":
+            if pending and pending[0][2].get("run") != obj.get("run"):
+                problems.append((pending[0][0], "run has no run line (cut short): not trusted"))
+                pending = []
+            pending.append((lineno, raw, obj))
+        elif obj.get("kind") == "run":
+            run = _close_run(obj, pending, lineno)
+            if isinstance(run, str):
+                problems.append((lineno, run))
+            else:
+                runs.append(run)
+            pending = []
+        else:
+            problems.append((lineno, f"unknown receipt kind {obj.get('kind')!r}"))
+    if pending:
+        problems.append((pending[0][0], "run has no run line (cut short): not trusted"))
+    return ReceiptFile(shown, tuple(runs), tuple(problems))
+
+
+def _close_run(
+    obj: dict[str, Any], pending: list[tuple[int, bytes, dict[str, Any]]], lineno: int
+) -> ReceiptRun | str:
+    run_id = obj.get("run")
+    records = [rec for _, _, rec in pending if rec.get("run") == run_id]
+    if not isinstance(run_id, str) or len(records) != len(pending):
+        return "run line does not match the message lines before it: not trusted"
+    if obj.get("messages") != len(records):
+        return f"run {run_id} declares {obj.get('messages')} messages, found {len(records)}"
+    body = b"".join(raw + b"\n" for _, raw, _ in pending)
+    if obj.get("digest") != hashlib.sha256(body).hexdigest():
+        return f"run {run_id}: message lines do not match the run's digest: not trusted"
+    settings, scorer, stats = obj.get("settings"), obj.get("scorer"), obj.get("stats")
+    return ReceiptRun(
+        run_id=run_id,
+        records=tuple(records),
+        scorer=scorer if isinstance(scorer, dict) else {},
+        settings=settings if isinstance(settings, dict) else {},
+        stats=stats if isinstance(stats, dict) else {},
+        line=lineno,
+    )
