@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import strategies as st
+
 TASK = (
     "Fix the flaky parser tests in src/parser.py. Do not modify tests/fixtures/. "
     "Never push to main."
@@ -114,4 +116,27 @@ def chatty_session(rounds: int = 20) -> list[dict[str, Any]]:
         note = f"Page {k} of the notes about tea talks about plantations and trade routes. " * 6
         messages.append({"role": "tool", "tool_call_id": f"call_{k}", "content": note})
     messages.append({"role": "user", "content": "Which page mentioned trade routes first?"})
+    return messages
+
+
+@st.composite
+def agent_sessions(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """OpenAI agent sessions: user turns, assistant turns with 0-3 parallel calls."""
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "sys"}]
+    counter = 0
+    for _ in range(draw(st.integers(1, 12))):
+        messages.append({"role": "user", "content": "u"})
+        for _ in range(draw(st.integers(0, 3))):
+            ids = [f"c{counter + i}" for i in range(draw(st.integers(1, 3)))]
+            counter += len(ids)
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [{"id": i, "function": {"name": "f"}} for i in ids],
+                }
+            )
+            order = draw(st.permutations(ids))
+            messages.extend({"role": "tool", "tool_call_id": i, "content": "r"} for i in order)
+        messages.append({"role": "assistant", "content": "a"})
     return messages

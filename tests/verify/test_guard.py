@@ -5,6 +5,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctxkeep.verify import (
     TRUNCATION_NOTICE,
@@ -19,6 +21,7 @@ from ctxkeep.verify import (
     split_points,
 )
 from tests.verify.sessions import (
+    agent_sessions,
     chatty_session,
     incident_session,
     narrow_split_points,
@@ -293,3 +296,29 @@ def test_whatever_ctxkeeps_compactor_returns_only_a_valid_anthropic_list_gets_th
             assert result.messages == session
             assert result.attempts[0].outcome in ("invalid", "noop")
             assert "rolled back" in result.reason or "did not shrink" in result.reason
+
+
+@given(agent_sessions(), st.data())
+@settings(max_examples=60, deadline=None)
+def test_whatever_a_compactor_returns_the_guard_keeps_its_promises(
+    session: list[dict[str, Any]], data: st.DataObject
+) -> None:
+    """Success means valid and smaller; anything else means the input, unchanged."""
+    keep = data.draw(st.lists(st.booleans(), min_size=len(session), max_size=len(session)))
+    extra = data.draw(st.sampled_from([None, {"role": "user", "content": "summary"}]))
+
+    def random_compactor(messages: list[Any]) -> list[Any]:
+        kept = [m for m, k in zip(messages, keep, strict=True) if k]
+        return kept if extra is None else [extra, *kept]
+
+    pristine = copy.deepcopy(session)
+    result = guard(random_compactor, fallbacks=(), api="openai")(session)
+    assert session == pristine
+    if result.success:
+        assert sequence_problems(result.messages, "openai") == ()
+        assert measure(result.messages).smaller_than(measure(session))
+        assert result.messages[-1] == session[-1]
+        assert result.settle().compacted
+    else:
+        assert result.messages == session
+        assert result.settle().model_notice is None

@@ -3,11 +3,15 @@ from __future__ import annotations
 from typing import Any
 
 from hypothesis import given
-from hypothesis import strategies as st
 
 from ctxkeep.messages import tool_call_ids, tool_result_ids
 from ctxkeep.verify import sequence_problems, split_points
-from tests.verify.sessions import incident_session, narrow_split_points, openai_session
+from tests.verify.sessions import (
+    agent_sessions,
+    incident_session,
+    narrow_split_points,
+    openai_session,
+)
 
 
 def brute_force_points(messages: list[Any]) -> list[int]:
@@ -19,29 +23,6 @@ def brute_force_points(messages: list[Any]) -> list[int]:
         if not head_calls & tail_results:
             points.append(cut)
     return points
-
-
-@st.composite
-def agent_sessions(draw: st.DrawFn) -> list[dict[str, Any]]:
-    """OpenAI agent sessions: user turns, assistant turns with 0-3 parallel calls."""
-    messages: list[dict[str, Any]] = [{"role": "system", "content": "sys"}]
-    counter = 0
-    for _ in range(draw(st.integers(1, 12))):
-        messages.append({"role": "user", "content": "u"})
-        for _ in range(draw(st.integers(0, 3))):
-            ids = [f"c{counter + i}" for i in range(draw(st.integers(1, 3)))]
-            counter += len(ids)
-            messages.append(
-                {
-                    "role": "assistant",
-                    "content": None,
-                    "tool_calls": [{"id": i, "function": {"name": "f"}} for i in ids],
-                }
-            )
-            order = draw(st.permutations(ids))
-            messages.extend({"role": "tool", "tool_call_id": i, "content": "r"} for i in order)
-        messages.append({"role": "assistant", "content": "a"})
-    return messages
 
 
 @given(agent_sessions())

@@ -345,7 +345,8 @@ def _try(
         # A copy: a compactor that edits its input in place must not spoil the rollback.
         raw = strategy(copy.deepcopy(original))
     except Exception as exc:  # a compactor that raises is a failed strategy, never an escape
-        return Attempt(name, "raised", f"{name} raised {type(exc).__name__}: {exc}"), None
+        reason = f"{name} raised {type(exc).__name__}: {exc}"
+        return Attempt(name, "raised", reason, summary_kind=kind), None
     output = output_messages(raw)
     if output is None:
         reason = f"{name} returned {type(raw).__name__}, not a message list"
