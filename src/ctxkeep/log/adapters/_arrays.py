@@ -125,7 +125,7 @@ INJECTED_OPENINGS: tuple[tuple[str, str], ...] = (
 
 def summary_opening_of(text: str) -> SummaryOpening | None:
     """The known summary opening that ``text`` starts with, or None."""
-    head = text.lstrip()[:200]
+    head = text[:400].lstrip()
     for known in KNOWN_SUMMARY_OPENINGS:
         if head.startswith(known.opening):
             return known
@@ -133,7 +133,7 @@ def summary_opening_of(text: str) -> SummaryOpening | None:
 
 
 def _injected_user_kind(text: str) -> str | None:
-    head = text.lstrip()[:64]
+    head = text[:256].lstrip()
     for opening, kind in INJECTED_OPENINGS:
         if head.startswith(opening):
             return kind
@@ -440,11 +440,10 @@ def read_message_array(
         _system(b, loaded.system, loaded.system_line)
     summaries: list[_Summary] = []
     for item in loaded.items:
-        where = f"message {item.index}"
         if item.problem is not None:
-            b.problem(item.line, f"{where}: {item.problem}")
+            b.problem(item.line, f"message {item.index}: {item.problem}")
             continue
-        _message(b, item, where, options.summary_index == item.index, summaries)
+        _message(b, item, options.summary_index == item.index, summaries)
     if options.summary_index is not None and options.summary_index >= len(loaded.items):
         b.problem(
             0,
@@ -469,15 +468,19 @@ def _system(b: SessionBuilder, system: Any, line: int) -> None:
 def _message(
     b: SessionBuilder,
     item: _Item,
-    where: str,
     marked_summary: bool,
     summaries: list[_Summary],
 ) -> None:
     msg, line = item.value, item.line
-    if not isinstance(msg, Mapping):
+    where = f"message {item.index}"
+    if not isinstance(msg, dict):
         b.problem(line, f"{where}: is {_type_name(msg)}, not a message object; skipped")
         return
-    blocks = compaction_summaries(msg)
+    # Which readings can apply (a string content holds no blocks): skipping the others
+    # keeps plain chats fast.
+    content = msg.get("content")
+    has_parts = isinstance(content, list)
+    blocks = compaction_summaries(msg) if has_parts or "type" in msg else ()
     role = message_role(msg)
     if role is None and not blocks:
         b.problem(line, f"{where}: has no 'role'; skipped")
@@ -485,8 +488,7 @@ def _message(
     if role is not None and role not in ROLES:
         b.problem(line, f"{where}: unknown role {role!r}; skipped")
         return
-    content = msg.get("content")
-    if content is not None and not isinstance(content, str | list):
+    if content is not None and not has_parts and not isinstance(content, str):
         b.problem(
             line, f"{where}: 'content' is {_type_name(content)}, expected text or a list of parts"
         )
@@ -499,7 +501,7 @@ def _message(
             EventKind.MESSAGE, line=line, role=speaker, text=text, injected=SUMMARY_INJECTED
         )
         summaries.append(_Summary(event.seq, line, item.index, text))
-    prose = message_prose(msg)
+    prose = message_prose(msg) if role != "tool" else ""
     emitted = bool(blocks)
     if role != "tool" and (marked_summary or (prose and summary_opening_of(prose) is not None)):
         text = prose or message_text(msg)
@@ -514,7 +516,8 @@ def _message(
             injected = _injected_user_kind(prose)
         b.add(EventKind.MESSAGE, line=line, role=speaker, text=prose, injected=injected)
         emitted = True
-    for call in tool_calls(msg):
+    calls = tool_calls(msg) if has_parts or "tool_calls" in msg else ()
+    for call in calls:
         if call.id is None:
             b.problem(line, f"{where}: a tool call without a string id")
         b.add(
@@ -526,7 +529,8 @@ def _message(
             tool_name=call.name,
         )
         emitted = True
-    for result in tool_results(msg):
+    answers = has_parts or role == "tool" or "tool_call_id" in msg
+    for result in tool_results(msg) if answers else ():
         if result.id is None:
             b.problem(line, f"{where}: a tool result without a string call id")
         b.add(
@@ -597,9 +601,12 @@ def chat_messages_in_head(head: Head) -> tuple[list[Any], dict[str, Any] | None]
     if isinstance(head.whole, dict):
         messages = head.whole.get("messages")
         return (messages[:8] if isinstance(messages, list) else []), head.whole
+    if head.is_dir:
+        return [], None
+    peeked = _messages_in_peek(head.path)
+    if peeked is not None:  # lines of a spread document that happen to decode are not records
+        return peeked, None
     records = list(head.records[:8])
-    if not records and not head.is_dir:
-        return _messages_in_peek(head.path), None
     if records and isinstance(records[0], dict) and "messages" in records[0]:
         messages = records[0].get("messages")
         return (messages[:8] if isinstance(messages, list) else []), records[0]
@@ -619,15 +626,16 @@ def looks_like_chat(messages: list[Any]) -> bool:
     )
 
 
-def _messages_in_peek(path: Path) -> list[Any]:
-    """The whole messages at the start of a document too big or too broken to decode."""
+def _messages_in_peek(path: Path) -> list[Any] | None:
+    """The whole messages at the start of a document too big or too broken to decode;
+    None when the file is not a document spread over lines."""
     try:
         with path.open("rb") as fh:
             peek = fh.read(_PEEK_BYTES)
     except OSError:
-        return []
+        return None
     if b"\x00" in peek[:8192] or not _is_multiline_document(peek):
-        return []
+        return None
     start = len(peek) - len(peek.lstrip())
     open_at = start
     if peek[start : start + 1] == b"{":
