@@ -17,7 +17,6 @@ from ctxkeep.extract.constraints import (
     extract_constraints,
 )
 from ctxkeep.extract.identifiers import (
-    IDENTIFIER_KINDS,
     Identifier,
     IdentifierCandidate,
     SourceIndex,
@@ -27,7 +26,6 @@ from ctxkeep.extract.identifiers import (
 from ctxkeep.extract.references import Reference, find_references
 
 __all__ = [
-    "IDENTIFIER_KINDS",
     "Constraint",
     "ConstraintKind",
     "Identifier",

@@ -65,7 +65,9 @@ _PATTERN = re.compile(
             # Windows path C:\dir\file
             r"(?P<winpath>\b[A-Za-z]:\\[^\s\"'<>|*?]+)",
             # slash path: /abs, ~/x, ./x, ../x, rel/ative; optional :line[:col]
-            rf"(?P<path>(?<![\w.@+~/:-])(?:~|\.{{1,2}}|{_SEG})?(?:/{_SEG})+/?(?::\d+(?::\d+)?)?)",
+            rf"(?P<path>(?<![\w.@+~/:-])(?:(?:~|\.{{1,2}}|{_SEG})?(?:/{_SEG})+/?(?::\d+(?::\d+)?)?"
+            # or one folder with its trailing slash: "tests/"
+            rf"|\w{_SEG[:-1]}*/(?=[\s,;:)]|$)))",
             # bare file name with a known extension
             rf"(?P<file>(?<![\w./-])[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.(?:{_EXT})"
             r"(?::\d+(?::\d+)?)?(?![\w-]))",
@@ -250,6 +252,7 @@ def _path_forms(text: str) -> Iterator[_Form]:
 def _lookup_forms(identifier: Identifier) -> Iterator[_Form]:
     text = identifier.text
     kind = identifier.kind
+    yield _Form(text)  # as it stands, whatever its kind
     if kind == "path":
         yield from _path_forms(text)
     elif kind == "url":
