@@ -7,10 +7,15 @@ import click
 from ctxkeep._version import __version__
 from ctxkeep.cli.audit import audit_command
 from ctxkeep.cli.bench import bench
+from ctxkeep.cli.compact import compact_command
 from ctxkeep.cli.diff import diff_command
+from ctxkeep.cli.doctor import doctor_command
 from ctxkeep.cli.guard_check import check_messages
 from ctxkeep.cli.guard_stats import guard_stats
 from ctxkeep.cli.log_check import log_check
+from ctxkeep.cli.receipts import receipts_command
+from ctxkeep.cli.replay import replay_command
+from ctxkeep.cli.score import score_command
 from ctxkeep.cli.show import show
 from ctxkeep.cli.sweep import sweep_command
 
@@ -35,6 +40,11 @@ COMMANDS: tuple[click.Command, ...] = (
     bench,
     check_messages,
     guard_stats,
+    score_command,
+    compact_command,
+    replay_command,
+    receipts_command,
+    doctor_command,
 )
 for _command in COMMANDS:
     cli.add_command(_command)

@@ -1,0 +1,349 @@
+"""``ctxkeep compact``: compact a message list to a budget (JSONL out, stats on stderr).
+
+Also the helpers the other compactor commands (score, replay) share: reading a message
+file, the scorer options, and writing messages and stats.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar
+
+import click
+
+from ctxkeep.cli import exit_codes
+
+__all__ = [
+    "MessageFile",
+    "compact_command",
+    "default_task",
+    "fail",
+    "read_messages",
+    "report_problems",
+    "scorer_options",
+    "stats_line",
+    "write_messages",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+_AT_BYTE = re.compile(r"byte (\d+)")
+
+
+def fail(message: str) -> NoReturn:
+    """Say what is wrong on stderr and exit 2."""
+    click.echo(f"ctxkeep: error: {message}", err=True)
+    sys.exit(exit_codes.USAGE)
+
+
+@dataclass(frozen=True, slots=True)
+class MessageFile:
+    """The messages read from one file and the located problems met on the way."""
+
+    path: str
+    messages: list[Any]
+    problems: list[str]
+    anthropic: bool
+    """The file was an Anthropic request (an object with ``system`` beside ``messages``)."""
+
+
+def _line_of(data: bytes, reason: str) -> int:
+    match = _AT_BYTE.search(reason)
+    return data.count(b"\n", 0, int(match.group(1))) + 1 if match else 1
+
+
+def read_messages(path: str) -> MessageFile:
+    """A JSON array, an object with ``messages``, or JSONL (one message a line); ``-`` is
+    stdin. Exits 2 when nothing can be read; a bad JSONL line is a located problem."""
+    from ctxkeep.log.source import decode_json
+
+    try:
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except OSError as exc:
+        fail(f"{path}: cannot read: {exc.strerror or exc}")
+    shown = "<stdin>" if path == "-" else path
+    if not data.strip():
+        fail(
+            f"{shown}: empty file, expected a JSON array of messages, an object with "
+            "'messages', or JSONL"
+        )
+    head = data.lstrip()[:1]
+    if head in (b"[", b"{"):
+        try:
+            whole = decode_json(data)
+        except ValueError as exc:
+            if head == b"[":
+                fail(f"{shown}:{_line_of(data, str(exc))}: {exc}")
+        else:
+            if isinstance(whole, list):
+                return MessageFile(shown, whole, [], False)
+            if isinstance(whole, dict) and isinstance(whole.get("messages"), list):
+                return MessageFile(shown, whole["messages"], [], "system" in whole)
+            if isinstance(whole, dict) and "messages" in whole:
+                fail(f"{shown}:1: 'messages' is not a list")
+            if isinstance(whole, dict) and ("role" in whole or "type" in whole):
+                return MessageFile(shown, [whole], [], False)
+            fail(
+                f"{shown}:1: expected a JSON array of messages, an object with "
+                "'messages', or JSONL (one message a line)"
+            )
+    messages: list[Any] = []
+    problems: list[str] = []
+    for lineno, raw in enumerate(data.split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            value = decode_json(raw)
+        except ValueError as exc:
+            problems.append(f"{shown}:{lineno}: {exc}")
+            continue
+        if not isinstance(value, dict):
+            problems.append(
+                f"{shown}:{lineno}: expected a JSON object (one message a line), "
+                f"got {type(value).__name__}"
+            )
+            continue
+        messages.append(value)
+    if not messages:
+        for problem in problems:
+            click.echo(f"ctxkeep: error: {problem}", err=True)
+        fail(f"{shown}: no message could be read")
+    return MessageFile(shown, messages, problems, False)
+
+
+def report_problems(problems: list[str]) -> None:
+    for problem in problems:
+        click.echo(f"ctxkeep: error: {problem}", err=True)
+
+
+def default_task(messages: list[Any]) -> str:
+    """The first user message that is not a tool result: an agent session's task."""
+    from ctxkeep.messages import message_parts
+
+    for message in messages:
+        parts = message_parts(message)
+        if parts.role == "user" and not parts.result_ids and parts.text.strip():
+            return parts.text
+    return ""
+
+
+def scorer_options(func: F) -> F:
+    """``--scorer``, ``--url``, ``--model``, ``--timeout`` (the key: CTXKEEP_SCORE_KEY only,
+    so it never shows in a process listing or shell history)."""
+    from ctxkeep.scorers import scorer_names
+
+    options = [
+        click.option(
+            "--scorer",
+            type=click.Choice(scorer_names()),
+            default="lexical",
+            show_default=True,
+            help="How messages are scored.",
+        ),
+        click.option(
+            "--url",
+            default=None,
+            help="Score endpoint for http / openai-chat [env CTXKEEP_SCORE_URL].",
+        ),
+        click.option(
+            "--model", default=None, help="Model name for openai-chat [env CTXKEEP_SCORE_MODEL]."
+        ),
+        click.option(
+            "--timeout",
+            type=click.FloatRange(min=0, min_open=True),
+            default=None,
+            help="Seconds per scorer request [env CTXKEEP_SCORE_TIMEOUT, default 10].",
+        ),
+        click.option(
+            "--task", default=None, help="What the work is about [default: the first user message]."
+        ),
+        click.option(
+            "--keep-recent",
+            type=click.IntRange(min=0),
+            default=4,
+            show_default=True,
+            help="The last N messages are always kept.",
+        ),
+        click.option(
+            "--pin",
+            "pins",
+            multiple=True,
+            help="A regex: messages matching it are always kept (repeatable).",
+        ),
+        click.option("--no-pins", is_flag=True, help="Switch off pinning (built-in and --pin)."),
+        click.option(
+            "--pin-flags",
+            default="i",
+            show_default=True,
+            help="Regex flags for pins, letters of 'imsx'.",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def make_cli_scorer(name: str, url: str | None, model: str | None, timeout: float | None) -> Any:
+    from ctxkeep.scorers import ScorerOptions, make_scorer
+
+    return make_scorer(name, ScorerOptions.from_env(url=url, model=model, timeout=timeout))
+
+
+def write_messages(messages: tuple[Any, ...]) -> None:
+    """One JSON message a line on stdout, keys in their original order."""
+    out = sys.stdout
+    for message in messages:
+        out.write(json.dumps(message, ensure_ascii=False) + "\n")
+    out.flush()
+
+
+def stats_line(result: Any) -> str:
+    s = result.stats
+    tokens = "tokens" if s.token_method != "estimate" else "tokens (estimate: bytes/4)"
+    parts = [
+        f"{s.messages_before} -> {s.messages_after} messages",
+        f"{s.bytes_before:,} -> {s.bytes_after:,} bytes",
+        f"{s.tokens_before:,} -> {s.tokens_after:,} {tokens}",
+        f"kept {s.kept}, dropped {s.dropped}, pinned {s.pinned}",
+        f"scorer {s.scorer}",
+    ]
+    if s.requests:
+        parts.append(f"{s.requests} requests (~{s.scorer_tokens:,} tokens sent)")
+    if s.degraded:
+        parts.append(f"DEGRADED: {s.degraded_reason}")
+    if s.over_budget:
+        over = []
+        if s.over_budget_bytes:
+            over.append(f"{s.over_budget_bytes:,} bytes")
+        if s.over_budget_tokens:
+            over.append(f"{s.over_budget_tokens:,} tokens")
+        parts.append(f"OVER BUDGET by {' and '.join(over)} (protected messages alone)")
+    return "ctxkeep: " + "; ".join(parts)
+
+
+def same_file(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` name the same file (so one must not be written over the other)."""
+    if a == "-" or b == "-":
+        return False
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return Path(a).resolve() == Path(b).resolve()
+
+
+@click.command("compact")
+@click.argument("file", type=str)
+@click.option(
+    "--target-bytes",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Budget in UTF-8 bytes of message text.",
+)
+@click.option(
+    "--target-tokens", type=click.IntRange(min=0), default=None, help="Budget in o200k tokens."
+)
+@scorer_options
+@click.option(
+    "--min-confidence",
+    type=click.FloatRange(0, 1),
+    default=0.35,
+    show_default=True,
+    help="Keep messages the scorer is less sure about than this.",
+)
+@click.option(
+    "--batch-size",
+    type=click.IntRange(min=1),
+    default=8,
+    show_default=True,
+    help="Messages per request to a remote scorer.",
+)
+@click.option(
+    "--summary-bytes",
+    type=click.IntRange(min=0),
+    default=1024,
+    show_default=True,
+    help="Largest summary of what was dropped.",
+)
+@click.option(
+    "--summary-role",
+    default=None,
+    help="Role of the summary message [default: system; user for Anthropic].",
+)
+@click.option(
+    "--receipt",
+    type=str,
+    default=None,
+    help="Append a receipt (one JSON line per message + one per run) to this file.",
+)
+@click.option("--run-id", default=None, help="Name the run in the receipt.")
+def compact_command(
+    file: str,
+    target_bytes: int | None,
+    target_tokens: int | None,
+    scorer: str,
+    url: str | None,
+    model: str | None,
+    timeout: float | None,
+    task: str | None,
+    keep_recent: int,
+    pins: tuple[str, ...],
+    no_pins: bool,
+    pin_flags: str,
+    min_confidence: float,
+    batch_size: int,
+    summary_bytes: int,
+    summary_role: str | None,
+    receipt: str | None,
+    run_id: str | None,
+) -> None:
+    """Compact the messages in FILE to --target-bytes and/or --target-tokens.
+
+    FILE is a JSON array of messages, an object with "messages", or JSONL (OpenAI chat,
+    Anthropic messages or ctxkeep events); "-" reads stdin. System messages, the last
+    --keep-recent messages and pinned ones (paths, tracebacks, error codes, URLs,
+    constraints, --pin) are kept; the rest are scored against --task and the most
+    valuable kept, tool calls with their results. The compacted messages go to stdout as
+    JSONL, the stats to stderr, so it pipes. Exits 2 on unreadable input (bad lines are
+    reported with their line and the rest is still compacted).
+    """
+    from ctxkeep.compactor import compact
+
+    if target_bytes is None and target_tokens is None:
+        fail("give --target-bytes N or --target-tokens N")
+    if receipt is not None and same_file(receipt, file):
+        fail(f"--receipt {receipt} is the input file; it would be written while being read")
+    loaded = read_messages(file)
+    report_problems(loaded.problems)
+    role = summary_role or ("user" if loaded.anthropic else "system")
+    result = compact(
+        loaded.messages,
+        task if task is not None else default_task(loaded.messages),
+        target_bytes=target_bytes,
+        target_tokens=target_tokens,
+        keep_recent=keep_recent,
+        batch_size=batch_size,
+        min_confidence=min_confidence,
+        summary_bytes=summary_bytes,
+        summary_role=role,
+        pin_patterns=pins,
+        enable_pinning=not no_pins,
+        pin_flags=pin_flags,
+        scorer=make_cli_scorer(scorer, url, model, timeout),
+        receipt_path=receipt,
+        run_id=run_id,
+    )
+    write_messages(result.messages)
+    for problem in result.problems:
+        click.echo(f"ctxkeep: warning: {problem}", err=True)
+    click.echo(stats_line(result), err=True)
+    if result.receipt_path:
+        click.echo(
+            f"ctxkeep: receipt appended to {result.receipt_path} (run {result.run_id})", err=True
+        )
+    if loaded.problems:
+        sys.exit(exit_codes.USAGE)

@@ -1,0 +1,80 @@
+"""``ctxkeep receipts``: what a receipts file records, run by run."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from typing import Any
+
+import click
+
+from ctxkeep.cli import exit_codes
+
+
+def _run_summary(run: Any) -> dict[str, Any]:
+    stats = run.stats
+    reasons = Counter(str(r.get("reason")) for r in run.records)
+    return {
+        "run": run.run_id,
+        "line": run.line,
+        "scorer": run.scorer.get("name"),
+        "messages": len(run.records),
+        "kept": sum(1 for r in run.records if r.get("kept") is True),
+        "dropped": sum(1 for r in run.records if r.get("kept") is False),
+        "bytes_before": stats.get("bytes_before"),
+        "bytes_after": stats.get("bytes_after"),
+        "target_bytes": run.settings.get("target_bytes"),
+        "target_tokens": run.settings.get("target_tokens"),
+        "degraded": stats.get("degraded_reason"),
+        "reasons": dict(sorted(reasons.items())),
+    }
+
+
+@click.command("receipts")
+@click.argument("path", type=str)
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+def receipts_command(path: str, output: str) -> None:
+    """Summarise the receipts file PATH: each trusted run (scorer, kept and dropped, bytes
+    before -> after, why messages were kept or dropped) and every line that is not trusted
+    (a torn last line, a run cut short). Exits 2 when no run can be trusted.
+    """
+    from ctxkeep.compactor import read_receipts
+
+    file = read_receipts(path)
+    runs = [_run_summary(r) for r in file.runs]
+    problems = [{"line": line, "reason": reason} for line, reason in file.problems]
+    if output == "json":
+        sys.stdout.write(
+            json.dumps({"path": path, "runs": runs, "problems": problems}, indent=2, sort_keys=True)
+            + "\n"
+        )
+    else:
+        click.echo(f"{path}: {len(runs)} trusted run{'s' if len(runs) != 1 else ''}")
+        for r in runs:
+            target = (
+                f"{r['target_bytes']} bytes"
+                if r["target_bytes"] is not None
+                else f"{r['target_tokens']} tokens"
+            )
+            click.echo(
+                f"  run {r['run']} (line {r['line']}): scorer {r['scorer']}, "
+                f"target {target}, {r['messages']} messages, kept {r['kept']}, "
+                f"dropped {r['dropped']}, bytes {r['bytes_before']} -> "
+                f"{r['bytes_after']}"
+            )
+            reasons = ", ".join(f"{k} {v}" for k, v in r["reasons"].items())
+            click.echo(f"    reasons: {reasons}")
+            if r["degraded"]:
+                click.echo(f"    DEGRADED: {r['degraded']}")
+        for p in problems:
+            click.echo(f"  problem: {path}:{p['line']}: {p['reason']}")
+    if not runs:
+        sys.exit(exit_codes.USAGE)
