@@ -49,12 +49,19 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def listing(folder: Path) -> set[str]:
-    """Every path under ``folder`` (relative), or its top level only for big folders."""
+    """Every path under ``folder``, relative to it."""
     return {str(p.relative_to(folder)) for p in folder.rglob("*")}
 
 
-def top_level(folder: Path) -> dict[str, int]:
-    return {p.name: p.stat().st_mtime_ns for p in folder.iterdir() if p.name != ".bash_history"}
+def top_level(folder: Path) -> set[str]:
+    """Names only: other processes on this machine may touch existing files meanwhile."""
+    return {p.name for p in folder.iterdir()}
+
+
+def ctxkeep_data(home: Path) -> dict[str, int]:
+    """ctxkeep's default data folder under a home, with modification times."""
+    data = home / ".local" / "share" / "ctxkeep"
+    return {str(p): p.stat().st_mtime_ns for p in data.rglob("*")} if data.exists() else {}
 
 
 def run_isolated(tmp_path: Path, *, ctxkeep_home: Path | None) -> tuple[str, Path]:
@@ -80,6 +87,7 @@ def run_isolated(tmp_path: Path, *, ctxkeep_home: Path | None) -> tuple[str, Pat
     fake_home.chmod(stat.S_IRUSR | stat.S_IXUSR)
     real_home, real_cwd = Path.home(), Path.cwd()
     home_before, cwd_before = top_level(real_home), top_level(real_cwd)
+    data_before = ctxkeep_data(real_home)
     try:
         proc = subprocess.run(
             [sys.executable, "-c", SCRIPT, str(work)],
@@ -94,7 +102,8 @@ def run_isolated(tmp_path: Path, *, ctxkeep_home: Path | None) -> tuple[str, Pat
         fake_home.chmod(stat.S_IRWXU)
     assert proc.returncode == 0, proc.stderr
     assert top_level(real_home) == home_before
-    assert set(top_level(real_cwd)) == set(cwd_before)  # other files may change, none appear
+    assert top_level(real_cwd) == cwd_before
+    assert ctxkeep_data(real_home) == data_before
     assert listing(work) == {"guard.jsonl", "receipts.jsonl"}
     return proc.stdout, fake_home
 
