@@ -246,6 +246,9 @@ def test_default_chain_has_ctxkeep_compactor_then_truncation() -> None:
     guarded = guard(lambda m: m)
     names = [getattr(s, "strategy_name", None) for s in guarded.strategies]
     assert names == [None, "ctxkeep.compact", "truncate-at-round-groups"]
+    # ctxkeep's compactor given as the compactor is not run again as a default fallback.
+    chain = guard(CtxkeepCompaction(task="parser")).strategies
+    assert [type(s).__name__ for s in chain] == ["CtxkeepCompaction", "RoundGroupTruncation"]
     # The same strategy given twice runs once.
     assert len(guard(RoundGroupTruncation(), fallbacks=(RoundGroupTruncation(),)).strategies) == 1
 

@@ -172,6 +172,9 @@ class Guard:
             raise ValueError("max_failures must be at least 1")
         if probe_every is not None and probe_every < 1:
             raise ValueError("probe_every must be at least 1 (or None)")
+        if fallbacks is DEFAULT_FALLBACKS:
+            # guard(CtxkeepCompaction(task=...)) should not rerun it with an empty task
+            fallbacks = tuple(f for f in fallbacks if type(f) is not type(compactor))
         chain: list[Compactor] = []
         for strategy in (compactor, *fallbacks):
             if not any(strategy is s or _same_strategy(strategy, s) for s in chain):
