@@ -269,6 +269,43 @@ def test_summary_without_boundary_and_preserved_messages(tmp_path: Path) -> None
     assert s.problems == ()
 
 
+def test_sidechain_records_are_injected_and_their_usage_is_not_this_context(
+    tmp_path: Path,
+) -> None:
+    log = write_log(
+        tmp_path / "s.jsonl",
+        [
+            _envelope(
+                "assistant",
+                "a1",
+                None,
+                isSidechain=True,
+                message={
+                    "id": "m1",
+                    "content": [{"type": "text", "text": "subagent says"}],
+                    "usage": {"input_tokens": 90000},
+                },
+            ),
+            _envelope(
+                "assistant",
+                "a2",
+                None,
+                message={
+                    "id": "m2",
+                    "content": [{"type": "text", "text": "main says"}],
+                    "usage": {"input_tokens": 1200},
+                },
+            ),
+        ],
+    )
+    s = read_session(log)
+    assert [(e.kind.value, e.injected, e.tokens) for e in s.events] == [
+        ("message", "sidechain", None),
+        ("usage", None, 1200),
+        ("message", None, None),
+    ]
+
+
 @pytest.mark.parametrize(
     ("text", "kind"),
     [

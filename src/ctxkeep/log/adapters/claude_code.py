@@ -13,6 +13,7 @@ What becomes what:
   assistant message holding the text and thinking blocks, one ``usage`` event (input +
   cache read + cache creation tokens, counted once per ``message.id``) placed before it,
   and one ``tool_call`` event per ``tool_use`` block (text = the JSON of ``input``).
+  Sidechain (subagent) records are injected ``sidechain`` and give no usage reading.
 - A ``tool_result`` block becomes a ``tool_result`` event (injected ``tool-result``);
   ``<system-reminder>`` blocks inside it are cut out into their own message event
   (injected ``system-reminder``) so that the result's text is the tool's own output.
@@ -22,7 +23,14 @@ What becomes what:
   ``instructions``. A boundary whose summary record is missing is still a compaction
   that happened (Claude Code writes the boundary only after a summary was made): it is
   reported summarised with no summary to audit, and the missing record is a problem.
-- ``microcompact_boundary`` is a :class:`Prune` of the named tool results.
+- What a compaction replaced (``shadowed_seqs``, FORMATS.md rule 4): the events since the
+  previous summary (the first compaction: since the start) and the events the previous
+  compaction preserved, which stayed in context until this one; less this compaction's
+  preserved segment, tool results a micro-compaction had already cleared (the model no
+  longer saw them), events on an abandoned branch, and the compaction/prune markers.
+  The previous summary is a source through ``previous_summary``, not a shadowed event.
+- ``microcompact_boundary`` is a :class:`Prune` of the named tool results (and of the
+  reminders cut out of them).
 - Slash-command records are injected ``command``; the text of their
   ``<command-args>`` is real user input and becomes its own user message.
 - ``queue-operation`` enqueues are real user input (typed while the agent was busy).
@@ -340,7 +348,8 @@ def _assistant(st: _State, rec: dict[str, Any], line: int, uuid: str | None) -> 
     index = st.message_event.get(message_id)
     if index is None:
         st.message_event[message_id] = -1  # seen, no message event yet
-        tokens = _usage_tokens(msg.get("usage"))
+        # A subagent's usage measures its own context, not this session's.
+        tokens = None if injected else _usage_tokens(msg.get("usage"))
         if tokens is not None:
             _add(st, EventKind.USAGE, uuid, line=line, tokens=tokens, source_id=message_id)
     content = msg.get("content")
