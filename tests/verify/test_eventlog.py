@@ -5,6 +5,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import ctxkeep
 from ctxkeep.log.model import CompactionStatus, EventKind
 from ctxkeep.verify import TRUNCATION_NOTICE, EventLog, RoundGroupTruncation, guard, message_events
@@ -141,3 +143,18 @@ def test_ctxkeep_audit_reads_the_guards_own_compactions(tmp_path: Path) -> None:
     assert not guard(lambda m: m, fallbacks=(), event_log=forced)(openai_session()).success
     findings = audit_findings(forced, tmp_path)
     assert [f["rule_id"] for f in findings if f["rule_id"] in ("CK001", "CK007")] == ["CK007"]
+
+
+def test_a_file_that_is_not_a_ctxkeep_log_is_never_appended_to(tmp_path: Path) -> None:
+    foreign = tmp_path / "claude.jsonl"
+    foreign.write_text('{"type": "user", "uuid": "u1", "message": {"content": "hi"}}\n')
+    before = foreign.read_bytes()
+    with pytest.raises(ValueError, match="is not a ctxkeep event log"):
+        guard(RoundGroupTruncation(), event_log=foreign)
+    assert foreign.read_bytes() == before
+    empty = tmp_path / "empty.jsonl"
+    empty.touch()
+    assert guard(RoundGroupTruncation(), fallbacks=(), event_log=empty)(
+        openai_session(rounds=12)
+    ).success
+    assert lines_of(empty)[0]["type"] == "session"

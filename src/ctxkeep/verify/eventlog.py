@@ -26,8 +26,9 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from ctxkeep.log.adapters.native import ADAPTER as NATIVE
 from ctxkeep.log.model import seqs_to_ranges
-from ctxkeep.log.source import Record, iter_records
+from ctxkeep.log.source import Record, iter_records, read_head
 from ctxkeep.messages import (
     dialect_of,
     message_prose,
@@ -101,6 +102,17 @@ def message_events(message: Any) -> list[dict[str, Any]]:
     return events
 
 
+def _holds_something_else(path: Path) -> bool:
+    """An existing, non-empty file that is not a ctxkeep event log (a harness's own
+    session log given by mistake): appending our events would corrupt it."""
+    try:
+        if not path.is_file() or path.stat().st_size == 0:
+            return False
+    except OSError:
+        return False
+    return not NATIVE.sniff(read_head(path))
+
+
 class EventLog:
     """Appends guarded compactions to one ctxkeep event log file.
 
@@ -115,6 +127,8 @@ class EventLog:
         clock: Callable[[], datetime] = _now,
     ) -> None:
         self.path = Path(path)
+        if _holds_something_else(self.path):
+            raise ValueError(f"{self.path} is not a ctxkeep event log: refusing to append to it")
         self.trigger = trigger
         self._clock = clock
         self._next_seq: int | None = None
