@@ -3,14 +3,19 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 EXTRAS ?= dev
+# What the whole test suite needs: the dev tools and the optional parts it tests for real.
+TEST_EXTRAS := dev,embed
 
-.PHONY: demo test lint types unit clean
+.PHONY: demo test lint types unit clean bench
 
-$(BIN)/.installed-$(EXTRAS): pyproject.toml
+# One stamp per set of extras. torch goes in first as the CPU build that lies on this
+# machine's disk (`torch==2.13.0`): an unpinned torch would pull a multi-GB CUDA build.
+$(BIN)/.installed-%: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'
-	rm -f $(BIN)/.installed-* && touch $@
+	case ",$*," in *,embed,*) $(BIN)/python -m pip install --quiet 'torch==2.13.0' ;; esac
+	$(BIN)/python -m pip install --quiet -e '.[$*]'
+	touch $@
 
 ## demo: audit every bundled example session (the main job)
 demo: $(BIN)/.installed-$(EXTRAS)
@@ -19,15 +24,20 @@ demo: $(BIN)/.installed-$(EXTRAS)
 ## test: lint, types and the whole test suite
 test: lint types unit
 
-lint: $(BIN)/.installed-$(EXTRAS)
+lint: $(BIN)/.installed-$(TEST_EXTRAS)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-types: $(BIN)/.installed-$(EXTRAS)
+types: $(BIN)/.installed-$(TEST_EXTRAS)
 	$(BIN)/mypy
 
-unit: $(BIN)/.installed-$(EXTRAS)
+unit: $(BIN)/.installed-$(TEST_EXTRAS)
 	$(BIN)/pytest
+
+## bench: install the bench extras and peers into .venv, regenerate benchmarks/RESULTS.md
+bench: $(BIN)/.installed-dev,embed,bench
+	$(BIN)/python -m pip install --quiet -r benchmarks/requirements.txt
+	$(BIN)/python benchmarks/run_all.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -97,6 +97,12 @@ def _openai_chat(options: ScorerOptions) -> Scorer:
     return OpenAIChatScorer(options.url, options.key, model=options.model, timeout=options.timeout)
 
 
+def _embedding(options: ScorerOptions) -> Scorer:
+    from ctxkeep.scorers.embedding import EmbeddingScorer  # torch loads only when used
+
+    return EmbeddingScorer()
+
+
 SCORERS: tuple[ScorerSpec, ...] = (
     ScorerSpec(
         "lexical",
@@ -108,6 +114,7 @@ SCORERS: tuple[ScorerSpec, ...] = (
     ),
     ScorerSpec("http", "a typed score endpoint (CTXKEEP_SCORE_URL, CTXKEEP_SCORE_KEY)", _http),
     ScorerSpec("openai-chat", "an OpenAI-compatible /v1/chat/completions server", _openai_chat),
+    ScorerSpec("embedding", "MiniLM sentence embeddings, offline (the 'embed' extra)", _embedding),
 )
 
 
