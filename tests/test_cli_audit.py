@@ -124,10 +124,15 @@ def test_baseline_round_trip_reports_only_new_findings(tmp_path: Path) -> None:
     session = json.loads(again.stdout)["sessions"][0]
     assert session["findings"] == []
     assert session["baselined"] >= 2
+    assert "baseline matched no finding" not in again.stderr
     write_log(tmp_path / "s.jsonl", [*LOSSY, ["call", "t9", "Bash", {}]])
     new = run_cli("audit", "--baseline", "base.json", "--format", "json", "s.jsonl", cwd=tmp_path)
     assert new.returncode == 1
     assert [f["rule_id"] for f in json.loads(new.stdout)["sessions"][0]["findings"]] == ["CK001"]
+    write_log(tmp_path / "clean.jsonl", CLEAN)
+    stale = run_cli("audit", "--baseline", "base.json", "clean.jsonl", cwd=tmp_path)
+    assert stale.returncode == 0
+    assert "the baseline matched no finding" in stale.stderr
 
 
 def test_log_check_reports_only_ck001(tmp_path: Path) -> None:

@@ -141,6 +141,8 @@ class AuditOptions:
 def finish(result: AuditResult, opts: AuditOptions) -> NoReturn:
     """Write the report, the baseline if asked, and exit with the right code."""
     sys.stdout.write(render(opts.report_format, result))
+    if opts.baseline and not any(s.baselined for s in result.sessions):
+        click.echo("ctxkeep: note: the baseline matched no finding; is it stale?", err=True)
     if opts.write_baseline is not None:
         n = write_baseline(opts.write_baseline, result.findings)
         click.echo(f"ctxkeep: wrote {n} fingerprint(s) to {opts.write_baseline}", err=True)
