@@ -196,3 +196,24 @@ def test_the_bundled_example_shows_constraints_the_summary_replaced() -> None:
     assert "no pandas" in c.summary
     assert "3.9" not in c.summary
     assert "public API" not in c.summary
+
+
+def test_objects_without_a_message_list_are_reported(tmp_path: Path) -> None:
+    pretty = tmp_path / "pretty.json"
+    pretty.write_text('{\n  "model": "gpt-4.1",\n  "messages": "hello"\n}\n', encoding="utf-8")
+    s = read_session(pretty, format="openai")
+    assert s.events == ()
+    assert [(p.line, p.reason) for p in s.problems] == [
+        (3, "'messages' is a string, expected a list of messages")
+    ]
+    missing = tmp_path / "missing.json"
+    missing.write_text('{\n  "model": "gpt-4.1"\n}\n', encoding="utf-8")
+    (problem,) = read_session(missing, format="openai").problems
+    assert problem.reason == "a JSON object with no 'messages' list: not a message array"
+    one_line = tmp_path / "one.jsonl"
+    one_line.write_text('{"messages": 7}\n{"role": "user", "content": "hi"}\n', encoding="utf-8")
+    s = read_session(one_line, format="openai")
+    assert [(p.line, p.reason) for p in s.problems] == [
+        (1, "'messages' is a number, expected a list of messages")
+    ]
+    assert [e.text for e in s.events] == ["hi"]

@@ -11,6 +11,14 @@ whose value spans more than one line (a pretty-printed object); otherwise as JSO
 message's opening brace stands (1 for every message of a one-line document); problems name
 the message's 0-based index as well, so they can be found either way.
 
+**Bad input.** A document that does not decode as a whole (invalid UTF-8 or too deep a
+nesting inside one message, a cut-off end) is split at its top-level commas and each
+message decoded alone: the whole ones are read, every other one is a problem at its line.
+When reading the file as JSONL yields more whole messages, that reading wins (a JSONL file
+whose first line is broken). A message of the wrong shape (not an object, no or an unknown
+role, ``content`` or ``tool_calls`` of the wrong type, a tool call or result without an
+id) is a problem naming its index; what can still be read of it is read.
+
 **Messages.** Read only through :mod:`ctxkeep.messages`. Words become one ``message``
 event; each tool call one ``tool_call`` event and each tool result one ``tool_result``
 event (injected ``tool-result``, as in the Claude Code adapter). ``system`` and
@@ -21,7 +29,9 @@ user messages that open with a harness's injection tag (see :data:`INJECTED_OPEN
 its text opens with the known first line of a harness's summary
 (:data:`KNOWN_SUMMARY_OPENINGS`), when it is Anthropic's server-side
 ``{"type": "compaction", "content": ...}`` block, or when ``ReadOptions.summary_index``
-names it. Each becomes a ``message`` event (injected ``compact-summary``) and a
+names it (0-based, counting messages in file order: ``messages`` of an object, elements
+of an array, non-blank lines of JSONL, a line that cannot be read included). Each
+becomes a ``message`` event (injected ``compact-summary``) and a
 :class:`~ctxkeep.log.model.Compaction` with status summarised, trigger None and no token
 figures (the array states none).
 
@@ -71,6 +81,7 @@ __all__ = [
     "SummaryOpening",
     "chat_messages_in_head",
     "kept_user_messages",
+    "looks_like_chat",
     "read_message_array",
     "summary_opening_of",
 ]
