@@ -14,7 +14,18 @@ def test_bench_quality_prints_a_table_writes_json_and_a_chart(tmp_path: Path) ->
     chart = tmp_path / "quality.png"
     # The chart needs the bench extra (matplotlib); without it the option fails clearly.
     has_matplotlib = importlib.util.find_spec("matplotlib") is not None
-    result = run_cli("bench", "quality", "--json", str(out), "--chart", str(chart))
+    result = run_cli(
+        "bench",
+        "quality",
+        "--json",
+        str(out),
+        "--chart",
+        str(chart),
+        "--compactor",
+        "recency-truncation",
+        "--compactor",
+        "ctxkeep/lexical",
+    )
     if not has_matplotlib:
         assert result.returncode == 1
         assert "pip install 'ctxkeep[bench]'" in result.stderr
@@ -27,6 +38,7 @@ def test_bench_quality_prints_a_table_writes_json_and_a_chart(tmp_path: Path) ->
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data["corpus"] == "small"
     assert {r["budget"] for r in data["rows"]} == {0.5, 0.25, 0.1}
+    assert {r["compactor"] for r in data["rows"]} == {"recency-truncation", "ctxkeep/lexical"}
     # Not a terminal: no progress bar on stderr.
     assert "quality [" not in result.stderr
 

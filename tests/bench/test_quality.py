@@ -10,15 +10,26 @@ import math
 
 import pytest
 
-from ctxkeep.bench.compactors import Compactor, available_compactors, recency_truncation
+from ctxkeep.bench.compactors import (
+    COMPACTOR_NAMES,
+    Compactor,
+    available_compactors,
+    recency_truncation,
+)
 from ctxkeep.bench.corpus import CORPORA, SessionSpec, generate_session
 from ctxkeep.bench.quality import BUDGETS, QualityReport, judge, run_quality, steps, to_json
 from ctxkeep.bench.render import quality_table
 
 
+def _compactors() -> tuple[Compactor, ...]:
+    # The embedding rows embed every message at ~78/s on 2 cores: minutes per run, which
+    # the benchmark can afford and the test suite cannot. They are the same code path.
+    return tuple(c for c in available_compactors() if "embedding" not in c.name)
+
+
 @pytest.fixture(scope="module")
 def report() -> QualityReport:
-    return run_quality("small")
+    return run_quality("small", compactors=_compactors())
 
 
 def _unit(x: float | None) -> bool:
@@ -26,7 +37,8 @@ def _unit(x: float | None) -> bool:
 
 
 def test_every_compactor_and_budget_has_a_row(report: QualityReport) -> None:
-    names = [c.name for c in available_compactors()]
+    assert tuple(c.name for c in available_compactors()) == COMPACTOR_NAMES
+    names = [c.name for c in _compactors()]
     assert [(r.compactor, r.budget) for r in report.rows] == [
         (n, b) for n in names for b in BUDGETS
     ]

@@ -10,6 +10,8 @@ from typing import Any
 
 import click
 
+from ctxkeep.bench.compactors import COMPACTOR_NAMES
+
 __all__ = ["bench"]
 
 
@@ -56,7 +58,16 @@ def bench() -> None:
     default=None,
     help="Write a PNG chart of survival against budget (needs the bench extra: matplotlib).",
 )
-def quality_command(corpus_name: str, json_path: Path | None, chart_path: Path | None) -> None:
+@click.option(
+    "--compactor",
+    "only",
+    multiple=True,
+    type=click.Choice(COMPACTOR_NAMES),
+    help="Run only this compactor (repeatable) [default: all].",
+)
+def quality_command(
+    corpus_name: str, json_path: Path | None, chart_path: Path | None, only: tuple[str, ...]
+) -> None:
     """Compare compactors at budgets of 50%, 25% and 10% of each session's tokens.
 
     Rows: recency truncation (newest messages that fit; not tool-pair safe, as harnesses
@@ -71,7 +82,7 @@ def quality_command(corpus_name: str, json_path: Path | None, chart_path: Path |
     from ctxkeep.bench.quality import run_quality, steps, to_json
     from ctxkeep.bench.render import quality_table
 
-    compactors = available_compactors()
+    compactors = tuple(c for c in available_compactors() if not only or c.name in only)
     with _progress(steps(corpus_name, compactors=len(compactors)), "quality") as tick:
         report = run_quality(corpus_name, compactors=compactors, on_step=tick)
     click.echo(quality_table(report))
