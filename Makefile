@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 EXTRAS ?= dev
 # What the whole test suite needs: the dev tools and the optional parts it tests for real.
-TEST_EXTRAS := dev,embed
+TEST_EXTRAS := dev,embed,mcp,html-test
 
 .PHONY: demo test lint types unit clean bench
 

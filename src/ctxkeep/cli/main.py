@@ -13,6 +13,7 @@ from ctxkeep.cli.doctor import doctor_command
 from ctxkeep.cli.guard_check import check_messages
 from ctxkeep.cli.guard_stats import guard_stats
 from ctxkeep.cli.log_check import log_check
+from ctxkeep.cli.mcp import mcp_command
 from ctxkeep.cli.receipts import receipts_command
 from ctxkeep.cli.replay import replay_command
 from ctxkeep.cli.score import score_command
@@ -45,6 +46,7 @@ COMMANDS: tuple[click.Command, ...] = (
     replay_command,
     receipts_command,
     doctor_command,
+    mcp_command,
 )
 for _command in COMMANDS:
     cli.add_command(_command)
