@@ -295,3 +295,11 @@ def test_registry_ids_are_unique_and_in_order() -> None:
     ids = [r.id for r in RULES]
     assert ids == sorted(set(ids))
     assert ids == [f"CK{n:03d}" for n in range(1, 12)]
+
+
+def test_sessions_come_back_in_the_order_given(tmp_path: Path) -> None:
+    first = write_log(tmp_path / "b.jsonl", [["user", "hi"]])
+    second = read_session(write_log(tmp_path / "a.jsonl", [["user", "hi"]]))
+    result = audit([first, second, tmp_path / "missing.jsonl"])
+    assert [s.path for s in result.sessions] == [str(first), str(tmp_path / "a.jsonl")]
+    assert [p.reason for p in result.problems] == ["no such file or directory"]

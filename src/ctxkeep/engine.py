@@ -15,7 +15,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from ctxkeep.config import AuditConfig
 from ctxkeep.extract import Survival, find_references
@@ -234,18 +233,16 @@ def _sessions(
 ) -> Iterator[Session | Problem]:
     if isinstance(sources, str | os.PathLike | Session):
         sources = [sources]
-    paths: list[str | Path] = []
     for source in sources:
         if isinstance(source, Session):
             yield source
-        else:
-            paths.append(os.fspath(source))
-    for found in discover(paths):
-        if isinstance(found, tuple):
-            path, problem = found
-            yield Problem(str(path), problem.line, problem.reason)
-        else:
-            yield read_session(found, format=log_format, options=options)
+            continue
+        for found in discover([os.fspath(source)]):
+            if isinstance(found, tuple):
+                path, problem = found
+                yield Problem(str(path), problem.line, problem.reason)
+            else:
+                yield read_session(found, format=log_format, options=options)
 
 
 def _problems(session: Session) -> list[Problem]:
