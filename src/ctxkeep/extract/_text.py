@@ -16,11 +16,12 @@ CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
 _CJK_CHAR = re.compile(f"[{CJK_CLASS}]")
 
 # A sentence ends at . ! ? followed by space or the end (so paths, versions and URLs are
-# not cut), at ; followed by space, at Chinese terminators, or at a line break.
-_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|[。！？；\n]")
-# A clause break inside a sentence: an ASCII comma before a space, a Chinese comma,
-# or a colon that ends a short label ("Important: ...").
-_CLAUSE_BREAK = re.compile(r",(?=\s)|，|:(?=\s)|：")
+# not cut), at Chinese terminators, or at a line break.
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。！？\n]")
+# A clause break inside a sentence: a comma or semicolon (ASCII before a space, or
+# Chinese), or a colon that ends a short label ("Important: ..."). A semicolon does not
+# end the sentence: "never commit to main; push to fix/x instead" is one instruction.
+_CLAUSE_BREAK = re.compile(r"[,;:](?=\s)|[，；：]")
 # Words for entity matching: ASCII words (with inner apostrophes, hyphens, underscores).
 ASCII_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:['’-][A-Za-z0-9_]+)*")
 # List bullets and numbering at the start of a line: "- ", "* ", "• ", "1. ", "2) ".

@@ -122,7 +122,9 @@ _STOPWORDS = words_of(
     "unless without within via per etc e.g i.e yes ok okay anything everything nothing "
     "something one ones thing things way instead rather even still yet already now later "
     "first last next new old existing current same different own whole entire full part "
-    "free true false important careful"
+    "free true false important careful original exact proper correct right specific relevant "
+    "clear simple small large big directly immediately manually automatically quickly "
+    "explicitly silently anymore"
     # generic verbs: the summary may reword the action, the object stays
     " change changes changed changing modify modified edit edited editing touch touched "
     "use used using run running ran add added adding remove removed removing delete deleted "
@@ -146,7 +148,7 @@ _ZH_SPLITTERS = sorted(
         # function words and vague modifiers
         "的 了 和 与 及 或 把 被 请 你 您 我们 我 他们 并且 而且 并 也 都 就 再 还 又 吗 呢 吧 啊 "
         "这个 那个 这些 那些 任何 所有 一个 一些 随便 随意 直接 已经 现在 以后 之后 之前 以前 "
-        "进行 一下 自己 其他 其它 不 没有 可以 需要 应该 时候"
+        "进行 一下 自己 其他 其它 不 没有 可以 需要 应该 时候 一律 统一 全部 一概 它们 它 里"
     ),
     key=len,
     reverse=True,

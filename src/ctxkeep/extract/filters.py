@@ -9,6 +9,7 @@ them in the order of the ``*_FILTERS`` tuples and record which one dropped a can
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
@@ -51,8 +52,13 @@ ConstraintFilter = Callable[[str, int, int], bool]
 # --------------------------------------------------------------------------- identifiers
 
 
-def _segments(path: str) -> list[str]:
-    return [s for s in re.split(r"[/\\]", path) if s]
+_PATH_SEPARATOR = re.compile(r"[/\\]")
+
+
+@functools.lru_cache(maxsize=4096)
+def _segments(path: str) -> tuple[str, ...]:
+    # cached: every path filter splits the same candidate
+    return tuple(s for s in _PATH_SEPARATOR.split(path) if s)
 
 
 _CJK_ONLY = re.compile(f"[{CJK_CLASS}]+")
