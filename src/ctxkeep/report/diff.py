@@ -78,6 +78,12 @@ def render_diff_text(d: CompactionDiff) -> str:
         f"  tokens: {_tokens(c.tokens_before)} -> {_tokens(c.tokens_after)}",
         f"  replaced: {kinds}" + (" + the previous summary" if c.previous_summary else ""),
     ]
+    if c.opaque:
+        lines.append("  summary: opaque (encrypted by the provider): nothing to judge it on")
+    elif c.summary is None or not c.summary.strip():
+        lines.append("  summary: none: nothing to judge")
+    else:
+        lines.append(f"  summary: {len(c.summary):,} characters")
     if c.error:
         lines.append(f"  error: {c.error}")
     if not d.has_history:
