@@ -322,34 +322,41 @@ def message_parts(message: Any) -> MessageParts:
     """``dialect_of``, ``message_role``, ``message_text``, ``tool_call_ids`` and
     ``tool_result_ids`` at once, equal to calling each (a test holds it).
 
-    The compactor reads every message of long sessions: the commonest shape, a plain
-    ``{role, content: str}`` message, is answered without deciding the dialect five times.
+    The compactor reads every message of long sessions: the common OpenAI shapes (plain
+    text, a tool result, an assistant turn calling tools) are answered without deciding
+    the dialect five times.
     """
-    if (
-        type(message) is dict
-        and "type" not in message
-        and "tool_calls" not in message
-        and "tool_call_id" not in message
-    ):
+    if type(message) is dict and "type" not in message:
         content = message.get("content")
         role = message.get("role")
-        if isinstance(content, str) and role != "tool":
-            return MessageParts(
-                "openai" if "role" in message else "unknown",
-                role if isinstance(role, str) else None,
-                content,
-                (),
-                (),
-            )
-    elif (
-        type(message) is dict
-        and message.get("role") == "tool"
-        and "type" not in message
-        and "tool_calls" not in message
-        and isinstance(message.get("content"), str)
-        and isinstance(message.get("tool_call_id"), str)
-    ):
-        return MessageParts("openai", "tool", message["content"], (), (message["tool_call_id"],))
+        plain_content = content is None or isinstance(content, str)
+        if "tool_calls" not in message and "tool_call_id" not in message:
+            if isinstance(content, str) and role != "tool":
+                return MessageParts(
+                    "openai" if "role" in message else "unknown",
+                    role if isinstance(role, str) else None,
+                    content,
+                    (),
+                    (),
+                )
+        elif "tool_calls" not in message:
+            call_id = message.get("tool_call_id")
+            if role == "tool" and isinstance(content, str) and isinstance(call_id, str):
+                return MessageParts("openai", "tool", content, (), (call_id,))
+        elif plain_content and role != "tool" and "tool_call_id" not in message:
+            raw_calls = message.get("tool_calls")
+            if _is_list(raw_calls):
+                return MessageParts(
+                    "openai",
+                    role if isinstance(role, str) else None,
+                    message_text(message),
+                    tuple(
+                        c["id"]
+                        for c in raw_calls
+                        if isinstance(c, Mapping) and isinstance(c.get("id"), str)
+                    ),
+                    (),
+                )
     return MessageParts(
         dialect_of(message),
         message_role(message),

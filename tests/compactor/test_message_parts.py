@@ -32,8 +32,25 @@ json_values = st.recursive(
     ),
     max_leaves=15,
 )
+tool_call_messages = st.fixed_dictionaries(
+    {
+        "role": st.sampled_from(["assistant", "tool", "user"]),
+        "content": st.none() | st.text(max_size=5) | st.lists(json_values, max_size=2),
+        "tool_calls": st.lists(
+            st.fixed_dictionaries(
+                {"id": st.text(max_size=3) | st.integers() | st.none()},
+                optional={"function": json_values, "type": st.just("function")},
+            )
+            | json_values,
+            max_size=3,
+        )
+        | json_values,
+    },
+    optional={"tool_call_id": st.text(max_size=3)},
+)
 messages = st.one_of(
     json_values,
+    tool_call_messages,
     st.fixed_dictionaries(
         {
             "role": st.sampled_from(["user", "assistant", "tool", "system", 3]),

@@ -84,8 +84,9 @@ def test_score_validity() -> None:
 
 
 def test_registry_builds_every_scorer_by_name() -> None:
-    assert scorer_names() == ("lexical", "recency", "http", "openai-chat")
-    for name in scorer_names():
+    built_in = ("lexical", "recency", "http", "openai-chat")
+    assert scorer_names()[:4] == built_in  # the registry is open: more may follow
+    for name in built_in:
         scorer = make_scorer(name, ScorerOptions(url="http://127.0.0.1:9", key="k"))
         assert isinstance(scorer, Scorer)
         assert scorer.name == name

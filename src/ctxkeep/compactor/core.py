@@ -9,11 +9,13 @@ error named in ``problems``.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import math
 import os
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from ctxkeep.compactor.pins import compile_pins
@@ -49,6 +51,8 @@ __all__ = ["compact", "replay"]
 QUESTION_BYTES = 4000
 """The most of one message sent to a remote scorer."""
 _SYSTEM_ROLES = frozenset({"system", "developer"})
+_SUMMARY_CANDIDATES = 256
+"""The most dropped messages the summary considers quoting (best first)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,11 +172,11 @@ def _protect(segments: Sequence[Segment], settings: _Settings, problems: list[st
     unpinned: list[int] = []
     for seg in segments:
         if seg.role in _SYSTEM_ROLES:
-            reasons[seg.index] = "system"
-        elif seg.index >= recent_from:
-            reasons[seg.index] = "recent"
+            reasons[seg.position] = "system"
+        elif seg.position >= recent_from:
+            reasons[seg.position] = "recent"
         else:
-            unpinned.append(seg.index)
+            unpinned.append(seg.position)
     found = pins.pins_of([segments[i].text for i in unpinned])
     for i, pin in zip(unpinned, found, strict=True):
         if pin is not None:
@@ -336,38 +340,56 @@ def _select_and_build(
     budget = _Budget(settings.target_bytes, settings.target_tokens)
     kept = [True] * len(segments)
     reason = [""] * len(segments)
-    value_of: dict[int, float] = {}
+    scores = scoring.scores
+    min_confidence = settings.min_confidence
     forced_b = forced_t = 0
-    candidates: list[tuple[float, int, Unit]] = []
+    # (value, last index, unit, bytes, tokens) of every unit that may be dropped
+    candidates: list[tuple[float, int, Unit, int, int]] = []
     for unit in units:
-        alone = len(unit.members) == 1
+        members = unit.members
+        if len(members) == 1:  # the common case, without the unit machinery
+            i = members[0]
+            seg = segments[i]
+            if unit.broken and not unit.pending:
+                kept[i], reason[i] = False, "orphan"
+            elif not compaction_needed:
+                reason[i] = "under-budget"
+            elif unit.pending or own[i]:
+                reason[i] = own[i] or "pending-call"
+                forced_b += seg.bytes
+                forced_t += seg.tokens
+            elif scores[i].confidence < min_confidence:
+                reason[i] = "unsure"
+                forced_b += seg.bytes
+                forced_t += seg.tokens
+            else:
+                candidates.append((scores[i].value, i, unit, seg.bytes, seg.tokens))
+            continue
         unit_own = _unit_reason(unit, own)
         if unit.broken and not unit.pending:
-            for i in unit.members:
+            for i in members:
                 kept[i], reason[i] = False, "orphan"
             continue
         if not compaction_needed:
-            for i in unit.members:
+            for i in members:
                 reason[i] = "under-budget"
             continue
+        unit_b = sum(segments[i].bytes for i in members)
+        unit_t = sum(segments[i].tokens for i in members)
         if unit.pending or unit_own:
             r = unit_own or "pending-call"
-            for i in unit.members:
-                reason[i] = _message_reason(i, r, own, alone) if unit_own else r
-            forced_b += sum(segments[i].bytes for i in unit.members)
-            forced_t += sum(segments[i].tokens for i in unit.members)
+            for i in members:
+                reason[i] = _message_reason(i, r, own, False) if unit_own else r
+            forced_b += unit_b
+            forced_t += unit_t
             continue
-        scores = [scoring.scores[i] for i in unit.members]
-        if min(s.confidence for s in scores) < settings.min_confidence:
-            for i in unit.members:
+        if min(scores[i].confidence for i in members) < min_confidence:
+            for i in members:
                 reason[i] = "unsure"
-            forced_b += sum(segments[i].bytes for i in unit.members)
-            forced_t += sum(segments[i].tokens for i in unit.members)
+            forced_b += unit_b
+            forced_t += unit_t
             continue
-        value = max(s.value for s in scores)
-        for i in unit.members:
-            value_of[i] = value
-        candidates.append((value, unit.last, unit))
+        candidates.append((max(scores[i].value for i in members), unit.last, unit, unit_b, unit_t))
 
     over_b, over_t = budget.exceeded_by(forced_b, forced_t)
     summary: Any | None = None
@@ -384,11 +406,9 @@ def _select_and_build(
         cap_t = None if left_t is None else left_t // 4
         avail_b = None if left_b is None else left_b - cap_b
         avail_t = None if left_t is None or cap_t is None else left_t - cap_t
-        candidates.sort(key=lambda c: (-c[0], -c[1]))
+        candidates.sort(key=itemgetter(0, 1), reverse=True)  # by value, ties: newer first
         dropped_units: list[Unit] = []
-        for _value, _last, unit in candidates:
-            ub = sum(segments[i].bytes for i in unit.members)
-            ut = sum(segments[i].tokens for i in unit.members)
+        for _value, _last, unit, ub, ut in candidates:
             fits = (
                 not over
                 and (avail_b is None or ub <= avail_b)
@@ -409,7 +429,10 @@ def _select_and_build(
                     kept[i], reason[i] = False, r if alone else f"paired:{r}"
         dropped = [i for u in dropped_units for i in u.members]
         if dropped and not over and cap_b > 0 and (cap_t is None or cap_t > 0):
-            by_value = sorted(dropped, key=lambda i: (-scoring.scores[i].value, -i))
+            # Only the best few can be quoted within summary_bytes: no need to sort them all.
+            by_value = heapq.nsmallest(
+                _SUMMARY_CANDIDATES, dropped, key=lambda i: (-scores[i].value, -i)
+            )
             text = summary_text(
                 [segments[i] for i in by_value],
                 dropped_count=len(dropped),
@@ -432,23 +455,25 @@ def _select_and_build(
     out = [m for m, k in zip(messages, kept, strict=True) if k]
     if summary_index is not None:
         out.insert(summary_index, summary)
-    unit_of = {i: u.first for u in units for i in u.members}
+    unit_of = list(range(len(segments)))
+    for u in units:
+        if len(u.members) > 1:
+            for i in u.members:
+                unit_of[i] = u.first
     decisions = tuple(
         Decision(
-            index=seg.index,
-            hash=seg.hash,
-            role=seg.role,
-            bytes=seg.bytes,
-            tokens=seg.tokens,
-            score=scoring.scores[seg.index].value if seg.index in scoring.scores else None,
-            confidence=(
-                scoring.scores[seg.index].confidence if seg.index in scoring.scores else None
-            ),
-            kept=kept[seg.index],
-            reason=reason[seg.index],
-            unit=unit_of[seg.index],
+            seg.position,
+            seg.hash,
+            seg.role,
+            seg.bytes,
+            seg.tokens,
+            None if score is None else score.value,
+            None if score is None else score.confidence,
+            kept[seg.position],
+            reason[seg.position],
+            unit_of[seg.position],
         )
-        for seg in segments
+        for seg, score in zip(segments, (scores.get(i) for i in range(len(segments))), strict=True)
     )
     counter = count_tokens if exact_tokens else estimate_tokens
     summary_tokens = counter(summary_body) if summary_body is not None else 0
@@ -457,9 +482,9 @@ def _select_and_build(
         messages_before=len(segments),
         messages_after=len(out),
         bytes_before=sum(s.bytes for s in segments),
-        bytes_after=sum(s.bytes for s in segments if kept[s.index]) + summary_size,
+        bytes_after=sum(s.bytes for s in segments if kept[s.position]) + summary_size,
         tokens_before=sum(s.tokens for s in segments),
-        tokens_after=sum(s.tokens for s in segments if kept[s.index]) + summary_tokens,
+        tokens_after=sum(s.tokens for s in segments if kept[s.position]) + summary_tokens,
         kept=kept_count,
         dropped=len(segments) - kept_count,
         pinned=sum(1 for r in own if r.startswith("pinned:")),
@@ -496,8 +521,9 @@ def _summary_place(units: Sequence[Unit], kept: Sequence[bool], first_dropped: i
     while moved:
         moved = False
         for unit in units:
-            if kept[unit.first] and unit.first < place <= unit.last:
-                place = unit.last + 1
+            members = unit.members
+            if len(members) > 1 and kept[members[0]] and members[0] < place <= members[-1]:
+                place = members[-1] + 1
                 moved = True
     return sum(1 for i in range(min(place, len(kept))) if kept[i])
 
@@ -710,7 +736,7 @@ def _recorded_scores(
     for seg in segments:
         queue = by_hash.get(seg.hash)
         if not queue:
-            unmatched.add(seg.index)
+            unmatched.add(seg.position)
             continue
         record = queue.popleft()
         value, confidence = record.get("score"), record.get("confidence")
@@ -718,7 +744,7 @@ def _recorded_scores(
             continue
         score = Score(value, confidence)
         if score.is_valid():
-            scores[seg.index] = Score(float(value), float(confidence))
+            scores[seg.position] = Score(float(value), float(confidence))
     return scores, unmatched
 
 

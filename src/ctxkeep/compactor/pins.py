@@ -90,16 +90,20 @@ _CONSTRAINT_WORDS_ZH = ("必须", "不要", "禁止", "务必", "注意")
 _TRACE_WORDS = ("traceback", 'file "', "    at ", "\tat ", "exception", "goroutine", "panic: ")
 
 # The most specific pins first, paths (the broadest: traces and URLs hold paths) last.
-BUILTIN_PINS: tuple[tuple[str, str, tuple[str, ...] | str], ...] = (
-    ("trace", _TRACE, (*_TRACE_WORDS, "error: ")),
-    ("url", _URL, ("://",)),
-    ("error", _ERROR, ("http", "status", "0x")),
-    ("error", _ERRNO, "E[A-Z2]"),
-    ("constraint", _CONSTRAINT, _CONSTRAINT_WORDS + _CONSTRAINT_WORDS_ZH),
-    ("path", _PATH, ("/", "\\")),
-    ("path", _FILE_NAME, rf"\.(?i:{_EXTENSIONS})\b"),
+BUILTIN_PINS: tuple[tuple[str, str, tuple[str, ...] | str, int], ...] = (
+    ("trace", _TRACE, (*_TRACE_WORDS, "error: "), 64),
+    ("url", _URL, ("://",), 8),
+    ("error", _ERROR, ("http", "status", "0x"), 0),
+    ("error", _ERRNO, "E[A-Z2]", 0),
+    ("constraint", _CONSTRAINT, _CONSTRAINT_WORDS + _CONSTRAINT_WORDS_ZH, 64),
+    ("path", _PATH, ("/", "\\"), 128),
+    ("path", _FILE_NAME, rf"\.(?i:{_EXTENSIONS})\b", 128),
 )
-"""(name, pattern, trigger) of each built-in pin, in the order their names are reported."""
+"""(name, pattern, trigger, lookback) of each built-in pin, in the order they are reported.
+
+The lookback is how far before its trigger a match may begin (an exception's class name,
+a trace line's indentation, a path's first directory): the regex skips the text before
+that, which is most of its cost on long messages."""
 
 _FLAG_LETTERS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE}
 
@@ -122,6 +126,7 @@ class _Pin:
     pattern: re.Pattern[str]
     substrings: tuple[str, ...]
     trigger: re.Pattern[str] | None
+    lookback: int
 
 
 def _offsets(texts: Sequence[str]) -> list[int]:
@@ -150,22 +155,26 @@ class _Corpus:
     def _owner(self, pos: int, starts: list[int]) -> int:
         return bisect.bisect_right(starts, pos) - 1
 
-    def hits(self, pin: _Pin) -> list[int]:
-        """Indexes of the texts that hold a trigger of ``pin`` (each once, in order)."""
-        found: set[int] = set()
+    def hits(self, pin: _Pin) -> dict[int, int]:
+        """The texts that hold a trigger of ``pin``: index -> where in the text the first
+        trigger is (0 when the lowered text's offsets differ from the original's)."""
+        found: dict[int, int] = {}
         if pin.trigger is not None:
             match = pin.trigger.search(self.joined)
             while match is not None:
                 i = self._owner(match.start(), self.starts)
-                found.add(i)
+                found[i] = match.start() - self.starts[i]
                 match = pin.trigger.search(self.joined, self.starts[i + 1])
+        exact = self.lowered_starts is self.starts
         for sub in pin.substrings:
             pos = self.lowered.find(sub)
             while pos != -1:
                 i = self._owner(pos, self.lowered_starts)
-                found.add(i)
+                at = pos - self.starts[i] if exact else 0
+                if at < found.get(i, at + 1):
+                    found[i] = at
                 pos = self.lowered.find(sub, self.lowered_starts[i + 1])
-        return sorted(found)
+        return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,8 +194,9 @@ class PinSet:
         if self.builtin and texts:
             corpus = _Corpus(texts)
             for pin in self.builtin:
-                for i in corpus.hits(pin):
-                    if result[i] is None and pin.pattern.search(texts[i]):
+                for i, at in corpus.hits(pin).items():
+                    start = max(0, at - pin.lookback)
+                    if result[i] is None and pin.pattern.search(texts[i], start):
                         result[i] = pin.name
         if self.user:
             for i, text in enumerate(texts):
@@ -213,8 +223,9 @@ def compile_pins(
             re.compile(pattern, builtin_flags),
             trigger if isinstance(trigger, tuple) else (),
             re.compile(trigger) if isinstance(trigger, str) else None,
+            lookback,
         )
-        for name, pattern, trigger in BUILTIN_PINS
+        for name, pattern, trigger, lookback in BUILTIN_PINS
     )
     user: list[re.Pattern[str]] = []
     for i, pattern in enumerate(user_patterns):

@@ -38,7 +38,7 @@ def _quote(seg: Segment) -> str:
     excerpt = cut_utf8(flat, QUOTE_BYTES)
     if excerpt != flat:
         excerpt = cut_utf8(excerpt, QUOTE_BYTES - 3) + "…"
-    return f'- #{seg.index} {seg.role or "message"}: "{excerpt}"'
+    return f'- #{seg.position} {seg.role or "message"}: "{excerpt}"'
 
 
 def _size(text: str) -> int:
@@ -76,7 +76,7 @@ def summary_text(
         quote = _quote(seg)
         if size + 1 + _size(quote) > cap_bytes:
             continue
-        chosen.append((seg.index, quote))
+        chosen.append((seg.position, quote))
         size += 1 + _size(quote)
     # Token cost depends on the joined text: drop the lowest-value quote until it fits.
     while True:

@@ -48,12 +48,17 @@ class Score:
 
     def is_valid(self) -> bool:
         """Both numbers finite and in [0, 1] (a scorer's answer is checked, not trusted)."""
-        return all(
-            isinstance(x, float | int)
-            and not isinstance(x, bool)
-            and math.isfinite(x)
-            and 0.0 <= x <= 1.0
-            for x in (self.value, self.confidence)
+        value, confidence = self.value, self.confidence
+        if type(value) is float and type(confidence) is float:  # the common case, fast
+            return 0.0 <= value <= 1.0 and 0.0 <= confidence <= 1.0
+        # NaN fails every comparison and infinities fail the bounds, so no isfinite call.
+        return (
+            isinstance(value, float | int)
+            and isinstance(confidence, float | int)
+            and not isinstance(value, bool)
+            and not isinstance(confidence, bool)
+            and 0.0 <= value <= 1.0
+            and 0.0 <= confidence <= 1.0
         )
 
 

@@ -26,6 +26,8 @@ _CJK_RUN = re.compile(rf"[{_CJK}]+")
 
 # Function words carry no relevance; BM25's idf would only shrink them, so they are left
 # out of the query instead of costing a regex alternative each.
+_ZERO = Score(0.0, 1.0)  # shared: most messages share no term with the task
+
 _STOP_TEXT = (
     "a an and are as at be but by do for from has have i if in is it its me my of on or "
     "our so that the their then there this to was we were what when which will with you "
@@ -91,7 +93,7 @@ class LexicalScorer:
             return []
         words, bigrams = query_terms(request.task)
         if not words and not bigrams:
-            return [Score(0.0, 1.0) for _ in candidates]
+            return [_ZERO] * len(candidates)
         lengths = [len(c.text) for c in candidates]
         starts = [0]
         for length in lengths:
@@ -121,8 +123,8 @@ class LexicalScorer:
             raw.append(sum(idf[t] * tf * (k1 + 1.0) / (tf + norm) for t, tf in found.items()))
         best = max(raw)
         if best <= 0:
-            return [Score(0.0, 1.0) for _ in candidates]
-        return [Score(r / best, 1.0) for r in raw]
+            return [_ZERO] * len(candidates)
+        return [Score(r / best, 1.0) if r else _ZERO for r in raw]
 
     def describe(self) -> dict[str, object]:
         return {"name": self.name, "k1": self.k1, "b": self.b}
