@@ -3,8 +3,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ctxkeep.verify import (
     TRUNCATION_NOTICE,
+    CtxkeepCompaction,
     RoundGroupTruncation,
     guard,
     output_messages,
@@ -71,3 +74,10 @@ def test_a_log_that_cannot_be_written_is_reported_not_raised(tmp_path: Path) -> 
     assert result.success
     (problem,) = result.problems
     assert problem.startswith(f"event log {tmp_path} not written:")
+
+
+def test_a_fraction_outside_zero_to_one_is_refused() -> None:
+    with pytest.raises(ValueError, match="keep_fraction must be between 0 and 1"):
+        RoundGroupTruncation(keep_fraction=1.5)
+    with pytest.raises(ValueError, match="keep_fraction must be between 0 and 1"):
+        CtxkeepCompaction(keep_fraction=0)

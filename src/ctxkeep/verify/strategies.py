@@ -88,6 +88,9 @@ class CtxkeepCompaction:
     strategy_name: ClassVar[str] = "ctxkeep.compact"
     summary_kind: ClassVar[str] = "extractive"
 
+    def __post_init__(self) -> None:
+        _check_fraction(self.keep_fraction)
+
     def __call__(self, messages: list[Any]) -> Any:
         from ctxkeep.compactor import compact  # lazy: the guard works without it
 
@@ -124,6 +127,9 @@ class RoundGroupTruncation:
     strategy_name: ClassVar[str] = "truncate-at-round-groups"
     summary_kind: ClassVar[str] = "notice"
 
+    def __post_init__(self) -> None:
+        _check_fraction(self.keep_fraction)
+
     def __call__(self, messages: list[Any]) -> list[Any]:
         api = self.api or detect_api(messages)
         lead = 0
@@ -133,7 +139,7 @@ class RoundGroupTruncation:
         tail_tokens = [0] * (len(messages) + 1)
         for i in range(len(messages) - 1, -1, -1):
             tail_tokens[i] = tail_tokens[i + 1] + sizes[i]
-        budget = (tail_tokens[lead]) * self.keep_fraction
+        budget = tail_tokens[lead] * self.keep_fraction
         # dropping one message for one notice would shrink nothing
         cuts = [i for i in split_points(messages) if i >= lead + 2 and _joins(messages[i], api)]
         if not cuts:
@@ -141,6 +147,11 @@ class RoundGroupTruncation:
         cut = next((i for i in cuts if tail_tokens[i] <= budget), cuts[-1])
         notice = _notice(messages, cut, api)
         return [*messages[:lead], notice, *messages[cut:]]
+
+
+def _check_fraction(keep_fraction: float) -> None:
+    if not 0 < keep_fraction < 1:
+        raise ValueError(f"keep_fraction must be between 0 and 1, not {keep_fraction!r}")
 
 
 def _joins(first_kept: Any, api: Api) -> bool:
