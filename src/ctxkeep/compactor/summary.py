@@ -20,8 +20,14 @@ __all__ = ["QUOTE_BYTES", "conversation_dialect", "summary_message", "summary_te
 
 QUOTE_BYTES = 300
 """The most of one dropped message a summary quotes."""
-_MIN_QUOTE_BYTES = 24
-"""Below this much room no quote line fits (its prefix alone is ~15 bytes)."""
+_MIN_EXCERPT_BYTES = 24
+"""A quote shorter than this says nothing: leave it out."""
+_MIN_QUOTE_BYTES = _MIN_EXCERPT_BYTES + 16
+"""Below this much room no quote line fits (its prefix is ~15 bytes)."""
+
+
+def _excerpt_of(quote: str) -> str:
+    return quote.split(': "', 1)[1][:-1]
 
 
 def cut_utf8(text: str, limit: int) -> str:
@@ -32,12 +38,17 @@ def cut_utf8(text: str, limit: int) -> str:
     return raw[: max(limit, 0)].decode("utf-8", "ignore")
 
 
-def _quote(seg: Segment) -> str:
+def _quote(seg: Segment, limit: int = QUOTE_BYTES) -> str | None:
+    """One quote line for ``seg`` of at most ``limit`` bytes of excerpt (None if less than
+    ``_MIN_EXCERPT_BYTES`` of it would fit)."""
     # Only the head can be quoted: flatten just enough of it (messages can be megabytes).
     flat = " ".join(seg.text[: QUOTE_BYTES * 2].split())
-    excerpt = cut_utf8(flat, QUOTE_BYTES)
-    if excerpt != flat:
-        excerpt = cut_utf8(excerpt, QUOTE_BYTES - 3) + "…"
+    limit = min(limit, QUOTE_BYTES)
+    excerpt = cut_utf8(flat, limit)
+    if excerpt != flat or len(seg.text) > QUOTE_BYTES * 2:
+        if limit - 3 < _MIN_EXCERPT_BYTES:
+            return None
+        excerpt = cut_utf8(excerpt, limit - 3) + "…"
     return f'- #{seg.position} {seg.role or "message"}: "{excerpt}"'
 
 
@@ -69,12 +80,17 @@ def summary_text(
     chosen: list[tuple[int, str]] = []
     size = _size(header)
     for seg in by_value:
-        if cap_bytes - size < _MIN_QUOTE_BYTES:
+        room = cap_bytes - size - 1
+        if room < _MIN_QUOTE_BYTES:
             break
         if not seg.text.strip():
             continue
         quote = _quote(seg)
-        if size + 1 + _size(quote) > cap_bytes:
+        if quote is not None and _size(quote) > room:
+            # Too long for what is left: quote less of it rather than nothing.
+            overhead = _size(quote) - _size(_excerpt_of(quote))
+            quote = _quote(seg, room - overhead)
+        if quote is None or _size(quote) > room:
             continue
         chosen.append((seg.position, quote))
         size += 1 + _size(quote)
