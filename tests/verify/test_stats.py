@@ -64,6 +64,7 @@ def test_recommend_ignores_test_records_and_says_how_many_real_ones_it_used(
     for _ in range(30):  # fixtures that would teach "keep 5%"
         tests.record(record(1000, 50, kind="notice"))
     assert StatsStore(path).recommend().samples == 0
+    assert StatsStore(path).recommend().keep_fraction_or(0.66) == 0.66  # they teach nothing
     assert "no real compactions recorded (30 test records ignored)" in str(
         StatsStore(path).recommend()
     )
@@ -81,6 +82,8 @@ def test_recommend_ignores_test_records_and_says_how_many_real_ones_it_used(
     assert advice.summary_kind == "extractive"
     assert advice.success_rate == pytest.approx(0.8)
     assert str(advice).startswith("from 5 real compactions (30 test records ignored)")
+    assert advice.keep_fraction_or(0.66) == pytest.approx(0.6)
+    assert advice.keep_fraction_or(0.66, min_samples=6) == 0.66
 
 
 def test_only_the_last_n_per_provenance_are_kept(tmp_path: Path) -> None:

@@ -153,6 +153,14 @@ class Recommendation:
     summary_kind: str | None
     success_rate: float | None
 
+    def keep_fraction_or(self, default: float, *, min_samples: int = 5) -> float:
+        """The recommended ``keep_fraction`` when at least ``min_samples`` real compactions
+        back it, else ``default``: a handful of runs is not evidence, and test runs never
+        count. Feed it to a strategy, e.g. ``RoundGroupTruncation(keep_fraction=...)``."""
+        if self.samples < min_samples or self.keep_fraction is None:
+            return default
+        return min(max(self.keep_fraction, 0.05), 0.95)
+
     def __str__(self) -> str:
         if not self.samples:
             return (
