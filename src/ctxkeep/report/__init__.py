@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ctxkeep.report import json, sarif, text
+from ctxkeep.report import html, json, sarif, text
 
 if TYPE_CHECKING:
     from ctxkeep.engine import AuditResult
@@ -31,7 +31,7 @@ REPORTS: tuple[Report, ...] = (
     Report("text", text.render, machine=False),
     Report("json", json.render, machine=True),
     Report("sarif", sarif.render, machine=True),
-    # html: Report("html", html.render, machine=True) once report/html.py lands.
+    Report("html", html.render, machine=True),
 )
 
 
