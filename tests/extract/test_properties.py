@@ -58,3 +58,11 @@ def test_references_slice_back(text: str) -> None:
 def test_survival_never_raises(user_text: str, summary: str) -> None:
     for constraint in extract_constraints(user_text):
         constraint_survives(constraint, summary)
+
+
+@settings(max_examples=500)
+@given(TEXT)
+def test_windowed_marker_scan_equals_a_full_scan(text: str) -> None:
+    from ctxkeep.extract.constraints import _MARKER, _marker_matches
+
+    assert [m.span() for m in _marker_matches(text)] == [m.span() for m in _MARKER.finditer(text)]

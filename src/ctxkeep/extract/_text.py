@@ -6,6 +6,7 @@ reasons are in :mod:`ctxkeep.extract.constraints`.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -72,6 +73,7 @@ def clause_starts(text: str, start: int, end: int) -> list[int]:
     return starts
 
 
+@functools.lru_cache(maxsize=65536)
 def normalise_word(word: str) -> str:
     """Lower-case, possessive and plural stripped:
     ``Parser's`` -> ``parser``, ``APIs`` -> ``api``."""
