@@ -55,6 +55,7 @@ def test_unknown_corpus_names_the_choices() -> None:
 
 def test_the_corpora_span_50_to_2000_messages_in_both_languages() -> None:
     sizes = {s.messages for s in CORPORA["large"]}
+    assert sizes == {s.messages for s in CORPORA["xl"]}
     assert min(sizes) == 50
     assert max(sizes) == 2000
     assert {s.language for s in CORPORA["small"]} == {"en", "zh"}

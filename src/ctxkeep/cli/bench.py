@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from ctxkeep.bench.compactors import COMPACTOR_NAMES
+from ctxkeep.bench.corpus import CORPORA
 
 __all__ = ["bench"]
 
@@ -39,10 +40,11 @@ def bench() -> None:
 @click.option(
     "--corpus",
     "corpus_name",
-    type=click.Choice(["small", "large"]),
+    type=click.Choice(list(CORPORA)),
     default="small",
     show_default=True,
-    help="small: 6 sessions of 50-400 messages; large: 30 sessions of 50-2,000 messages.",
+    help="small: 6 sessions of 50-400 messages; large: 10 sessions of 50-2,000 messages; "
+    "xl: 30 sessions of 50-2,000 messages.",
 )
 @click.option(
     "--json",
