@@ -422,3 +422,29 @@ def test_a_tampered_receipt_line_breaks_its_run(tmp_path: Path) -> None:
     lines[3] = lines[3].replace('"score":', '"score":0.999,"x":')
     receipt.write_text("".join(lines))
     assert read_receipts(receipt).runs == ()
+
+
+def test_an_internal_error_returns_the_input_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(segments: Any) -> Any:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr("ctxkeep.compactor.core.group_units", broken)
+    messages = [user("a"), user("b")]
+    result = compact(messages, TASK, target_bytes=1)
+    assert result.messages == tuple(messages)
+    assert result.problems[-1] == "internal error (RuntimeError: a bug): input unchanged"
+    assert not result.compacted
+
+
+def test_the_cyclic_collector_is_resumed_or_left_paused() -> None:
+    import gc
+
+    assert gc.isenabled()
+    compact([*filler(5), user("x")], TASK, target_bytes=300)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        compact([*filler(5), user("x")], TASK, target_bytes=300)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
