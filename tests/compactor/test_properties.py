@@ -129,3 +129,21 @@ def test_replay_at_the_original_budget_reproduces_the_decisions(
         (d.kept, d.reason, d.score) for d in original.decisions
     ]
     assert replayed.messages == original.messages
+
+
+@settings(max_examples=40, deadline=None)
+@given(turns(), params)
+def test_token_budgets_hold_too(turn_list: list[Turn], p: dict[str, Any]) -> None:
+    from ctxkeep.tokens import count_tokens
+
+    messages = render(turn_list, p["dialect"])
+    total = sum(count_tokens(message_text(m)) for m in messages)
+    target = int(total * p["fraction"])
+    result = compact(messages, "fix the parser", target_tokens=target, keep_recent=p["keep_recent"])
+    assert invalid_reason(list(result.messages)) is None
+    measured = sum(count_tokens(message_text(m)) for m in result.messages)
+    assert result.stats.token_method == "o200k"
+    if result.compacted:
+        assert result.stats.tokens_after == measured
+        if not result.stats.over_budget:
+            assert measured <= target
