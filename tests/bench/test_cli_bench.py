@@ -6,6 +6,9 @@ import importlib.util
 import json
 from pathlib import Path
 
+import click
+
+from ctxkeep.cli.bench import bench
 from tests.conftest import run_cli
 
 
@@ -81,3 +84,14 @@ def test_bench_speed_runs_at_the_smallest_sizes(tmp_path: Path) -> None:
     assert "JSON decode" in result.stdout
     # The generated logs are removed; only the report is left.
     assert sorted(p.name for p in tmp_path.iterdir()) == ["speed.json"]
+
+
+def test_every_bench_option_is_in_the_readme() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Benchmarks\n", 1)[1].split("\n## ", 1)[0]
+    for command in bench.commands.values():
+        assert f"ctxkeep bench {command.name}" in section
+        for param in command.params:
+            if isinstance(param, click.Option) and param.name != "help":
+                for opt in param.opts:
+                    assert opt in section, f"{command.name} {opt} is not documented"
