@@ -28,6 +28,7 @@ from ctxkeep.log.adapters.claude_code import (
     split_system_reminders,
 )
 from ctxkeep.log.reader import sniff
+from ctxkeep.log.source import read_head
 from tests.conftest import run_cli
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "claude_code"
@@ -344,6 +345,8 @@ def test_sniff_accepts_claude_code_heads_and_rejects_others(tmp_path: Path) -> N
         [{"timestamp": "t", "type": "session_meta", "payload": {"id": "x"}}],
     )
     chat = write_log(tmp_path / "o.jsonl", [{"role": "user", "content": "hi"}])
+    unhashable = write_log(tmp_path / "u.jsonl", [{"type": ["user"], "sessionId": "s"}])
+    assert claude_code.ADAPTER.sniff(read_head(unhashable)) is False
     for fixture in ("basic.jsonl", "compactions.jsonl"):
         assert sniff(FIXTURES / fixture) is claude_code.ADAPTER
     assert sniff(title_first) is claude_code.ADAPTER

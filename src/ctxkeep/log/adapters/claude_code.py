@@ -238,7 +238,8 @@ class _ClaudeCodeAdapter:
         for rec in head.records[:10]:
             if not isinstance(rec, dict):
                 return False
-            if rec.get("type") not in _SNIFF_TYPES:
+            kind = rec.get("type")
+            if not isinstance(kind, str) or kind not in _SNIFF_TYPES:
                 continue
             if isinstance(rec.get("sessionId"), str) or isinstance(rec.get("leafUuid"), str):
                 return True
