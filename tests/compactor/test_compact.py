@@ -448,3 +448,19 @@ def test_the_cyclic_collector_is_resumed_or_left_paused() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_scorer_that_keeps_failing_is_not_asked_again() -> None:
+    messages = [*filler(30), user("end")]
+    down = ListScorer({}, remote=True, fail_batches=range(1, 100))
+    result = compact(messages, TASK, target_bytes=2000, keep_recent=1, batch_size=3, scorer=down)
+    assert down.calls == 3  # not one timeout per batch for all 10 batches
+    assert result.stats.degraded_reason == "every batch failed: the whole run is scored by recency"
+    assert result.stats.requests == 3
+
+    flaky = ListScorer({}, remote=True, fail_batches=[2, 3, 4])
+    result = compact(messages, TASK, target_bytes=2000, keep_recent=1, batch_size=3, scorer=flaky)
+    assert flaky.calls == 4
+    assert result.stats.degraded_reason == (
+        "3 batches failed in a row: 9 of 10 batches scored by recency"
+    )

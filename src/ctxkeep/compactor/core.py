@@ -50,6 +50,8 @@ from ctxkeep.tokens import count_tokens, estimate_tokens, token_method
 
 __all__ = ["compact", "replay"]
 
+_GIVE_UP_AFTER = 3
+"""Consecutive failed batches after which the scorer is not asked again this run."""
 QUESTION_BYTES = 4000
 """The most of one message sent to a remote scorer."""
 _SYSTEM_ROLES = frozenset({"system", "developer"})
@@ -241,8 +243,13 @@ def _score(
     ]
     size = settings.batch_size if remote else len(candidates)
     batches = [tuple(candidates[k : k + size]) for k in range(0, len(candidates), size)]
-    failed = 0
+    failed = consecutive = 0
     for number, batch in enumerate(batches):
+        if consecutive >= _GIVE_UP_AFTER:
+            # The endpoint is down or broken: asking on would cost a timeout per batch.
+            result.scores.update((c.index, recency_score(c)) for c in batch)
+            failed += 1
+            continue
         calls = len(batch) if per_candidate else 1
         try:
             scores = list(scorer.score(ScoreRequest(task, state, batch)))
@@ -258,24 +265,29 @@ def _score(
             return result
         except Exception as exc:  # any failure of a caller's scorer takes the same path
             failed += 1
+            consecutive += 1
             if remote:
                 result.requests += calls
                 result.failed_requests += calls
             problems.append(f"scorer {name}: batch {number + 1} failed: {exc}; scored by recency")
             result.scores.update((c.index, recency_score(c)) for c in batch)
             continue
+        consecutive = 0
         if remote:
             result.requests += calls
             result.scorer_tokens += estimate_tokens(state) * calls + sum(
                 estimate_tokens(c.text) for c in batch
             )
         result.scores.update((c.index, s) for c, s in zip(batch, scores, strict=True))
-    if failed:
+    if failed == len(batches):
+        result.degraded_reason = "every batch failed: the whole run is scored by recency"
+    elif consecutive >= _GIVE_UP_AFTER:
         result.degraded_reason = (
-            "every batch failed: the whole run is scored by recency"
-            if failed == len(batches)
-            else f"{failed} of {len(batches)} batches failed: scored by recency"
+            f"{_GIVE_UP_AFTER} batches failed in a row: {failed} of {len(batches)} batches "
+            "scored by recency"
         )
+    elif failed:
+        result.degraded_reason = f"{failed} of {len(batches)} batches failed: scored by recency"
     return result
 
 
