@@ -8,7 +8,8 @@ sources, extracting and judging constraints — is done once here, lazily, and c
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterator
+from bisect import bisect_right
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -64,11 +65,13 @@ class CompactionView:
         self,
         session: Session,
         compaction: Compaction,
-        replaced_by: dict[int, int] | None = None,
+        replaced_by: Mapping[int, int],
+        outliving: tuple[Event, ...],
     ) -> None:
         self.session = session
         self.compaction = compaction
-        self._replaced_by = replaced_by or {}
+        self._replaced_by = replaced_by
+        self._outliving = outliving
 
     @cached_property
     def shadowed(self) -> tuple[Event, ...]:
@@ -84,14 +87,14 @@ class CompactionView:
         middle: the summary quotes the task, which is in none of the shadowed events.
         """
         c = self.compaction
-        own = set(c.shadowed_seqs)
         first_replaced = self._replaced_by
+        # An event first replaced by this compaction is its own (shadowed); one replaced
+        # by an earlier compaction is gone. Only events that outlive the compaction after
+        # them can be visible (see RuleContext._outliving), which keeps this linear.
         return tuple(
             e
-            for e in self.session.events
-            if e.seq < c.start_seq
-            and e.seq not in own
-            and first_replaced.get(e.seq, c.index) >= c.index
+            for e in self._outliving
+            if e.seq < c.start_seq and first_replaced.get(e.seq, c.index + 1) > c.index
         )
 
     @cached_property
@@ -184,11 +187,34 @@ class RuleContext:
                     first.setdefault(seq, c.index)
         return first
 
+    @cached_property
+    def _outliving(self) -> tuple[Event, ...]:
+        """Events not replaced by the first compaction that starts after them.
+
+        The bulk of a log is replaced by the next compaction and is never visible to any
+        compaction's summary beside its own shadowed set; the few that outlive it (the
+        task OpenHands keeps, summaries, messages a harness carries over) are the only
+        candidates for :attr:`CompactionView.visible`.
+        """
+        starts = [c.start_seq for c in self.session.compactions]
+        if starts != sorted(starts):
+            return self.session.events  # out of order: no shortcut, every event counts
+        indexes = [c.index for c in self.session.compactions]
+        first_replaced = self._replaced_by
+        out: list[Event] = []
+        for e in self.session.events:
+            at = bisect_right(starts, e.seq)
+            if at == len(starts):
+                continue  # no compaction after it: never on a summary's screen
+            if first_replaced.get(e.seq) != indexes[at]:
+                out.append(e)
+        return tuple(out)
+
     def view(self, compaction: Compaction) -> CompactionView:
         """The (cached) view of one of this session's compactions."""
         view = self._views.get(compaction.index)
         if view is None:
-            view = CompactionView(self.session, compaction, self._replaced_by)
+            view = CompactionView(self.session, compaction, self._replaced_by, self._outliving)
             self._views[compaction.index] = view
         return view
 
