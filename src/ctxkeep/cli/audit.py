@@ -5,6 +5,7 @@ The options shared with ``sweep`` and ``log-check`` are defined here once.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -140,7 +141,12 @@ class AuditOptions:
 
 def finish(result: AuditResult, opts: AuditOptions) -> NoReturn:
     """Write the report, the baseline if asked, and exit with the right code."""
-    sys.stdout.write(render(opts.report_format, result))
+    try:
+        sys.stdout.write(render(opts.report_format, result))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader (``| head``) went away: say nothing more on stdout, keep the code.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     if opts.baseline and not any(s.baselined for s in result.sessions):
         click.echo("ctxkeep: note: the baseline matched no finding; is it stale?", err=True)
     if opts.write_baseline is not None:
