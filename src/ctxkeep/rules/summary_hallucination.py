@@ -123,6 +123,14 @@ class SummaryHallucination(Rule):
     it, the previous summary (identifiers inherited from it are not invented) and a
     manual compaction's instructions.
 
+    Not invented (named filters, each with the real case that needed it): the harness's
+    own pointer to the full transcript (:func:`is_transcript_pointer`), the section
+    labels of a summary template such as OpenHands' ``USER_CONTEXT:``
+    (:func:`is_summary_section_heading`), and a Python file whose module the sources
+    name (``src/pkg/errors.py`` for ``pkg.errors``, :func:`is_file_of_a_named_module`).
+    Paths, C keywords, numbered lists, dates and other false positives of the patterns
+    themselves are dropped by the extractor's filters.
+
     Where the harness ran hooks whose output it did not record (Claude Code keeps only a
     ``hook_progress`` line), an item may have come from that output: such findings carry
     low confidence and say so, instead of being dropped or stated as certain.
