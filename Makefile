@@ -31,7 +31,18 @@ lint: $(BIN)/.installed-$(TEST_EXTRAS)
 types: $(BIN)/.installed-$(TEST_EXTRAS)
 	$(BIN)/mypy
 
-unit: $(BIN)/.installed-$(TEST_EXTRAS)
+# The HTML report's browser tests drive Debian's chromium (Playwright's own browser
+# download does not work here): install it as root, else say what is missing.
+CHROMIUM := /usr/bin/chromium
+$(CHROMIUM):
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
+	else \
+		echo "make test: $(CHROMIUM) is missing; install Debian's chromium (apt-get install -y chromium)" >&2; \
+		exit 1; \
+	fi
+
+unit: $(BIN)/.installed-$(TEST_EXTRAS) $(CHROMIUM)
 	$(BIN)/pytest
 
 ## bench: install the bench extras and peers into .venv, regenerate benchmarks/RESULTS.md
