@@ -50,17 +50,12 @@ def test_audit_json_contract_and_logs_are_never_written(tmp_path: Path) -> None:
     assert session["peak_context"] == {"tokens": 160_000, "window": 200_000, "percent": 80.0}
     assert session["compactions_by_trigger"]["auto"]["started"] == 1
     lost = next(f for f in session["findings"] if f["rule_id"] == "CK003")
-    assert set(lost) >= {
-        "rule_id",
-        "rule",
-        "level",
-        "message",
-        "compaction",
-        "seqs",
-        "lines",
-        "items",
-        "fingerprint",
-    }
+    # The DESIGN.md contract keys, plus the one key added (confidence); none renamed.
+    contract = {"rule_id", "rule", "level", "message", "compaction", "seqs", "lines", "items"}
+    for finding in session["findings"]:
+        assert set(finding) == contract | {"fingerprint", "confidence"}
+    assert set(data) >= {"tool", "version", "sessions", "problems"}
+    assert set(session) >= {"path", "format", "events", "compactions", "constraints", "findings"}
     assert lost["level"] == "error"
     assert lost["message"] == "3 of 3 session constraints did not survive compaction 1 (0% kept)"
     assert lost["lines"] == [1]
@@ -242,3 +237,19 @@ def test_diff_text_side_by_side(tmp_path: Path) -> None:
     missing = run_cli("diff", "s.jsonl", "--compaction", "3", cwd=tmp_path)
     assert missing.returncode == 2
     assert "no compaction 3" in missing.stderr
+
+
+def test_config_with_a_bad_fail_on_and_a_missing_sweep_folder(tmp_path: Path) -> None:
+    write_log(tmp_path / "s.jsonl", CLEAN)
+    (tmp_path / "ctxkeep.toml").write_text('fail-on = "fatal"\n', encoding="utf-8")
+    bad = run_cli("audit", "s.jsonl", cwd=tmp_path)
+    assert bad.returncode == 2
+    assert "fail-on must be one of error, warn, info" in bad.stderr
+    (tmp_path / "ctxkeep.toml").unlink()
+    proc = run_cli("sweep", "--format", "json", "nowhere", "s.jsonl", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert [s["path"] for s in data["sessions"]] == ["s.jsonl"]
+    assert data["problems"] == [
+        {"path": "nowhere", "line": 0, "reason": "no such file or directory"}
+    ]
