@@ -196,13 +196,13 @@ class _Detail:
     invented: int
 
 
-def _details(session: Session) -> list[_Detail]:
+def _details(session: Session, findings: Sequence[Finding]) -> list[_Detail]:
     from ctxkeep.engine import diff
     from ctxkeep.report.diff import diff_to_dict
 
     out: list[_Detail] = []
     for c in session.compactions:
-        d = diff(session, c.index)
+        d = diff(session, c.index, session_findings=findings)
         data = diff_to_dict(d)
         whole = {r.seq for r in d.constraints}
         history, omitted = _history(session.events_at(c.shadowed_seqs), whole)
@@ -329,7 +329,7 @@ def _session(rank: int, audited: SessionAudit) -> str:
         parts.append(_chart(session))
     parts.append(_findings(audited.findings))
     if session is not None:
-        for detail in _details(session):
+        for detail in _details(session, audited.findings):
             parts.append(_compaction(sid, detail))
     parts.append("</section>")
     return "\n".join(parts)
