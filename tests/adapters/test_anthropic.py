@@ -23,7 +23,8 @@ def test_server_side_compaction_block_replaces_the_conversation_before_it() -> N
         ("tool_call", "assistant", None, '{"path":"src/","pattern"'),
         ("message", "user", None, "Also keep the old name a"),
         ("tool_result", "tool", "tool-result", "src/store.py:3: class St"),
-        ("message", "assistant", "compact-summary", "Renaming Store to Reposi"),
+        ("compaction_start", None, None, ""),
+        ("compaction_end", "assistant", "compact-summary", "Renaming Store to Reposi"),
         ("message", "assistant", None, "Continuing the rename."),
         ("tool_result", "tool", "tool-result", "ok"),
     ]
@@ -33,8 +34,8 @@ def test_server_side_compaction_block_replaces_the_conversation_before_it() -> N
     (c,) = s.compactions
     assert c.summary == "Renaming Store to Repository under src/; src/store.py defines it."
     assert c.shadowed_seqs == (2, 3, 4, 5, 6)
-    assert c.start_seq == c.end_seq == 7
-    assert c.line == s.events[6].line == 14
+    assert (c.start_seq, c.end_seq) == (7, 8)
+    assert c.line == s.events[6].line == s.events[7].line == 14
     assert s.events[0].line == 3  # the line where "system" stands
 
 
@@ -45,7 +46,7 @@ def test_jsonl_messages_with_a_gemini_snapshot() -> None:
     assert c.summary is not None
     assert c.summary.startswith("<state_snapshot>")
     assert c.shadowed_seqs == (1, 2, 3)
-    assert [e.line for e in s.events] == [1, 2, 3, 4, 5]
+    assert [e.line for e in s.events] == [1, 2, 3, 4, 4, 5]
 
 
 def test_a_bare_compaction_block_on_its_own_line_is_a_summary(tmp_path: Path) -> None:

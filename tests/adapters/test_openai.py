@@ -43,9 +43,11 @@ def test_transcript_with_appended_summaries_shadows_what_came_before() -> None:
     assert first.shadowed_seqs == (2, 3, 4, 5)
     assert first.summary is not None
     assert first.summary.startswith("This session is being continued")
-    assert s.by_seq[first.start_seq].injected == "compact-summary"
+    start, end = s.by_seq[first.start_seq], s.by_seq[first.end_seq or 0]
+    assert (start.kind, end.kind) == (EventKind.COMPACTION_START, EventKind.COMPACTION_END)
+    assert (end.role, end.injected, end.text) == ("user", "compact-summary", first.summary)
     # The second summary replaced only what came after the first, and inherits it.
-    assert second.shadowed_seqs == (first.start_seq + 1,)
+    assert second.shadowed_seqs == ((first.end_seq or 0) + 1,)
     assert second.previous_summary == first.summary
     assert second.summary is not None
     assert second.summary.startswith("I spoke to you previously about")
@@ -60,7 +62,7 @@ def test_request_snapshot_has_no_history_before_its_summary() -> None:
     (c,) = s.compactions
     assert c.shadowed_seqs == ()
     assert c.preserved_seqs == ()
-    assert [e.line for e in s.events] == [1, 1, 1]
+    assert [e.line for e in s.events] == [1, 1, 1, 1]
 
 
 def test_user_messages_kept_beside_a_codex_summary_are_preserved_not_shadowed() -> None:
@@ -74,7 +76,7 @@ def test_user_messages_kept_beside_a_codex_summary_are_preserved_not_shadowed() 
     (c,) = s.compactions
     assert c.shadowed_seqs == ()
     assert c.preserved_seqs == (2, 3)
-    assert [e.line for e in s.events] == [1, 2, 3, 4, 5]
+    assert [e.line for e in s.events] == [1, 2, 3, 4, 4, 5]
 
 
 def test_every_known_opening_is_recognised_and_ordinary_text_is_not() -> None:

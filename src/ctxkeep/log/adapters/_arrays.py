@@ -31,7 +31,8 @@ its text opens with the known first line of a harness's summary
 ``{"type": "compaction", "content": ...}`` block, or when ``ReadOptions.summary_index``
 names it (0-based, counting messages in file order: ``messages`` of an object, elements
 of an array, non-blank lines of JSONL, a line that cannot be read included). Each
-becomes a ``message`` event (injected ``compact-summary``) and a
+becomes a ``compaction_start`` event and a ``compaction_end`` event carrying the summary
+(injected ``compact-summary``), as in the other adapters, and a
 :class:`~ctxkeep.log.model.Compaction` with status summarised, trigger None and no token
 figures (the array states none).
 
@@ -89,6 +90,7 @@ __all__ = [
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
 _INJECTED_ROLES = {"system": "system-prompt", "developer": "developer"}
 SUMMARY_INJECTED = "compact-summary"
+_MARKERS = (EventKind.COMPACTION_START, EventKind.COMPACTION_END)
 TOOL_RESULT_INJECTED = "tool-result"
 
 
@@ -433,7 +435,8 @@ def _type_name(value: Any) -> str:
 
 @dataclass(frozen=True, slots=True)
 class _Summary:
-    seq: int
+    start_seq: int
+    end_seq: int
     line: int
     index: int
     text: str
@@ -508,18 +511,11 @@ def _message(
         b.problem(line, f"{where}: 'tool_calls' is {_type_name(calls_field)}, expected a list")
     speaker = role or "assistant"
     for text in blocks:
-        event = b.add(
-            EventKind.MESSAGE, line=line, role=speaker, text=text, injected=SUMMARY_INJECTED
-        )
-        summaries.append(_Summary(event.seq, line, item.index, text))
+        summaries.append(_summary_events(b, item, speaker, text))
     prose = message_prose(msg) if role != "tool" else ""
     emitted = bool(blocks)
     if role != "tool" and (marked_summary or (prose and summary_opening_of(prose) is not None)):
-        text = prose or message_text(msg)
-        event = b.add(
-            EventKind.MESSAGE, line=line, role=speaker, text=text, injected=SUMMARY_INJECTED
-        )
-        summaries.append(_Summary(event.seq, line, item.index, text))
+        summaries.append(_summary_events(b, item, speaker, prose or message_text(msg)))
         emitted = True
     elif prose and role != "tool":
         injected = _INJECTED_ROLES.get(speaker)
@@ -570,15 +566,31 @@ def kept_user_messages(span: Sequence[Event]) -> bool:
     return bool(span) and all(e.kind is EventKind.MESSAGE and e.role == "user" for e in span)
 
 
+def _summary_events(b: SessionBuilder, item: _Item, speaker: str, text: str) -> _Summary:
+    """A compaction start and an end carrying the summary, as every adapter writes them."""
+    cid = f"message-{item.index}"
+    start = b.add(EventKind.COMPACTION_START, line=item.line, source_id=cid)
+    end = b.add(
+        EventKind.COMPACTION_END,
+        line=item.line,
+        role=speaker,
+        text=text,
+        injected=SUMMARY_INJECTED,
+        source_id=cid,
+    )
+    return _Summary(start.seq, end.seq, item.line, item.index, text)
+
+
 def _compactions(b: SessionBuilder, summaries: list[_Summary]) -> None:
     previous: _Summary | None = None
     for number, summary in enumerate(summaries, start=1):
-        after = previous.seq if previous else 0
+        after = previous.end_seq if previous else 0
         span = [
             e
             for e in b.events
-            if after < e.seq < summary.seq
-            and e.injected not in ("system-prompt", "developer", SUMMARY_INJECTED)
+            if after < e.seq < summary.start_seq
+            and e.injected not in ("system-prompt", "developer")
+            and e.kind not in _MARKERS
         ]
         preserved: tuple[int, ...] = ()
         shadowed = tuple(e.seq for e in span)
@@ -588,8 +600,8 @@ def _compactions(b: SessionBuilder, summaries: list[_Summary]) -> None:
             Compaction(
                 index=number,
                 id=f"message-{summary.index}",
-                start_seq=summary.seq,
-                end_seq=summary.seq,
+                start_seq=summary.start_seq,
+                end_seq=summary.end_seq,
                 status=CompactionStatus.SUMMARISED,
                 summary=summary.text,
                 shadowed_seqs=shadowed,
