@@ -183,10 +183,11 @@ class EventLog:
                 }
             )
             emit(self._end(compaction_id, attempt, original, result, seqs_of))
-        self._remember(original, result, seqs_of)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("a", encoding="utf-8") as fh:
             fh.write("".join(_encode(line).decode() + "\n" for line in lines))
+        # only what reached the file counts as written
+        self._remember(original, result, seqs_of)
         self._next_seq = seq
 
     def _end(
