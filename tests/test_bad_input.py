@@ -193,6 +193,7 @@ def test_a_binary_file_is_named_binary(tmp_path: Path, fmt: str) -> None:
     for s in _read_both_ways(path, fmt):
         assert s.events == ()
         assert any("binary" in p.reason for p in s.problems)
+        assert not any(p.reason.startswith("message") for p in s.problems)  # not per message
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

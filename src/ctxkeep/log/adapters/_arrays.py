@@ -217,7 +217,13 @@ def _load(path: Path) -> _Loaded:
             peek = fh.read(_PEEK_BYTES)
     except OSError:
         peek = b""  # iter_records reports why (a folder, no such file, no permission)
-    if peek and b"\x00" not in peek[:8192] and _is_multiline_document(peek):
+    if b"\x00" in peek[:8192]:  # binary: a problem of the file, not of a message in it
+        out = _Loaded()
+        out.problems.extend(
+            (p.line, p.reason) for p in iter_records(path) if not isinstance(p, Record)
+        )
+        return out
+    if peek and _is_multiline_document(peek):
         return _load_document(path)
     return _load_jsonl(path)
 
