@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeGuard
+from typing import Any, Literal, NamedTuple, TypeGuard
 
 import msgspec
 
@@ -307,9 +307,12 @@ def _str_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-@dataclass(frozen=True, slots=True)
-class MessageParts:
-    """The dialect, role, text and tool ids of one message, read in one pass."""
+class MessageParts(NamedTuple):
+    """The dialect, role, text and tool ids of one message, read in one pass.
+
+    A named tuple, not a dataclass: the compactor builds one per message of sessions with
+    100,000 messages, and a tuple is built several times faster.
+    """
 
     dialect: Dialect
     role: str | None

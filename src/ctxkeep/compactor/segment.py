@@ -70,21 +70,20 @@ def segment_messages(messages: Sequence[Any], *, exact_tokens: bool = True) -> l
     append = out.append
     sha256 = hashlib.sha256
     for i, message in enumerate(messages):
-        parts = message_parts(message)
-        text = parts.text
+        dialect, role, text, call_ids, result_ids = message_parts(message)
         raw = text.encode("utf-8", "surrogatepass")
-        kind = message.get("type") if parts.dialect == "ctxkeep" else None
+        kind = message.get("type") if dialect == "ctxkeep" else None
         append(
             Segment(
                 i,
-                parts.dialect,
-                parts.role,
+                dialect,
+                role,
                 text,
                 len(raw),
                 count_tokens(text) if exact_tokens else (len(raw) + 3) // 4,
                 sha256(raw).hexdigest(),
-                parts.call_ids,
-                parts.result_ids,
+                call_ids,
+                result_ids,
                 kind == "tool/call",
                 kind == "message",
             )
