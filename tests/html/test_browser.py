@@ -222,3 +222,34 @@ def test_markup_in_a_log_is_shown_never_run(browser: Browser, tmp_path: Path) ->
     assert HOSTILE_SCRIPT in page.inner_text(f"{detail} .ck-summary-text")
     view.screenshot(tmp_path / "hostile-report.png")
     view.only_the_page_was_fetched()
+
+
+def test_every_compaction_of_the_examples_opens_without_a_script_error(
+    browser: Browser, examples_report: tuple[Path, dict[str, object]]
+) -> None:
+    path, report = examples_report
+    view = Opened(browser, path)
+    page = view.page
+    statuses = page.eval_on_selector_all(
+        "details.ck-compaction", "els => els.map(e => e.getAttribute('data-status'))"
+    )
+    totals = report["totals"]
+    assert isinstance(totals, dict)
+    assert len(statuses) == totals["compactions"]["started"]
+    assert statuses.count("summarised") == totals["compactions"]["summarised"]
+    for details in page.locator("details.ck-compaction").all():
+        details.locator("summary").click()
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('details.ck-compaction .ck-detail')]"
+        ".every(d => d.querySelector('.ck-sides'))",
+        timeout=OPEN_TIMEOUT_MS,
+    )
+    # An opaque compaction (the Codex example's server-side one) says why it shows no text.
+    opaque = page.evaluate(
+        "() => [...document.querySelectorAll('script[type=\"application/json\"]')]"
+        ".filter(s => JSON.parse(s.textContent).compaction.opaque).length"
+    )
+    assert opaque >= 1
+    notes = page.locator(".ck-summary-text .ck-note").all_inner_texts()
+    assert sum("opaque" in note for note in notes) == opaque
+    view.only_the_page_was_fetched()
