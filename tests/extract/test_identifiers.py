@@ -211,3 +211,14 @@ def test_source_index_does_not_join_across_sources() -> None:
 
 def test_empty_sources_contain_nothing() -> None:
     assert not SourceIndex([]).contains(_one("v1.2.3"))
+
+
+def test_cjk_char_ranges_match_the_cjk_class() -> None:
+    import re
+
+    from ctxkeep.extract._text import CJK_CLASS, is_cjk_char
+
+    cjk = re.compile(f"[{CJK_CLASS}]")
+    for code in range(0x3000, 0xFB00):
+        char = chr(code)
+        assert is_cjk_char(char) is (cjk.fullmatch(char) is not None), hex(code)
