@@ -48,15 +48,24 @@ INVENTED_BG = "rgb(241, 220, 255)"
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
     if not CHROMIUM.exists():
         pytest.fail(
             f"{CHROMIUM} is missing: the browser tests need Debian's chromium "
             "(apt-get install -y chromium; `make test` and .ci/run install it)"
         )
+    # Chromium keeps config and cache under HOME / XDG folders: a temporary one here, so
+    # the tests write nothing into the real home.
+    home = tmp_path_factory.mktemp("browser-home")
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+    }
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True, env=env
         )
         yield launched
         launched.close()
