@@ -57,7 +57,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
     # Chromium keeps config and cache under HOME / XDG folders: a temporary one here, so
     # the tests write nothing into the real home.
     home = tmp_path_factory.mktemp("browser-home")
-    env = {
+    env: dict[str, str | float | bool] = {
         **os.environ,
         "HOME": str(home),
         "XDG_CONFIG_HOME": str(home / ".config"),
