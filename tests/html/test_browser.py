@@ -212,6 +212,14 @@ def test_a_20000_event_session_opens_lazily_and_pages(browser: Browser, tmp_path
     assert events.count() == PAGE_SIZE
     # Only the open compaction's events are in the document.
     assert page.locator(".ck-event").count() == PAGE_SIZE
+    # The last constraint's link turns to the page holding its event and shows it marked.
+    links = page.locator(f"{detail} li.ck-constraint a.ck-goto")
+    assert links.count() >= 1
+    anchor = links.last.get_attribute("href")
+    assert anchor is not None
+    links.last.click()
+    assert page.locator(f"{detail} mark{anchor}").is_visible()
+    assert page.locator(f"{detail} .ck-event.ck-flash").count() == 1
     view.screenshot(tmp_path / "long-session-report.png")
     view.only_the_page_was_fetched()
 
