@@ -133,6 +133,17 @@ def main() -> None:
         f"({len(identifiers)} identifiers of a summary, {found} found; "
         f"{mb_per_s(total, per_lookup):.0f} MB/s of sources per lookup)"
     )
+    # invented identifiers are the expensive case: nothing stops the scan early
+    absent = extract_identifiers(
+        "src/nowhere/deep/made_up.py PR 99999 v9.9.99 https://nowhere.example/x "
+        "Parser.fabricated() $NOPE_VAR"
+    )
+    absent_s, _ = best_of(args.runs, lambda: sum(index.contains(i) for i in absent))
+    print(
+        f"{'SourceIndex.contains, per absent identifier':<44} "
+        f"{absent_s / len(absent) * 1e3:8.2f} ms ({len(absent)} invented identifiers; "
+        f"{mb_per_s(total, absent_s / len(absent)):.0f} MB/s of sources per lookup)"
+    )
 
 
 if __name__ == "__main__":

@@ -373,6 +373,30 @@ def _lookup_forms(identifier: Identifier) -> Iterator[_Form]:
         yield _Form(text.split("(", 1)[0])
 
 
+def _lookup_core(identifier: Identifier) -> tuple[str, bool]:
+    """A substring that every spelling from :func:`_lookup_forms` contains (and whether
+    to compare it lower-cased): the last path segment, an issue or port number, the
+    longest part of a symbol, ...; empty when there is none."""
+    text = identifier.text
+    kind = identifier.kind
+    if kind == "path":
+        path = _strip_line_suffix(text).replace("\\", "/").rstrip("/")
+        windows = "\\" in text
+        base = path.rsplit("/", 1)[-1]
+        return (base.lower() if windows else base), windows
+    if kind in ("url", "hash"):
+        return text.lower().rstrip("/").split("://", 1)[-1].removeprefix("www."), True
+    if kind == "version":
+        return text.lstrip("vV").lower(), True
+    if kind in ("port", "issue"):
+        digits = re.findall(r"\d+", text)
+        return (digits[-1] if digits else ""), False
+    if kind == "env":
+        return text.strip("${}%"), False
+    parts = text.split("(", 1)[0].split(".")
+    return max(parts, key=len), False
+
+
 class SourceIndex:
     """The sources of one summary, joined once, searched with ``str.find``.
 
@@ -401,6 +425,10 @@ class SourceIndex:
 
     def contains(self, identifier: Identifier) -> bool:
         """Whether ``identifier`` appears in the sources (see the class docstring)."""
+        core, ignore_case = _lookup_core(identifier)
+        if core and core not in self._haystack(ignore_case):
+            # every spelling contains the core: one scan settles an absent identifier
+            return False
         for form in _lookup_forms(identifier):
             needle = form.needle.lower() if form.ignore_case else form.needle
             if _occurs(
