@@ -49,7 +49,8 @@ def _quote(seg: Segment, limit: int = QUOTE_BYTES) -> str | None:
         if limit - 3 < _MIN_EXCERPT_BYTES:
             return None
         excerpt = cut_utf8(excerpt, limit - 3) + "…"
-    return f'- #{seg.position} {seg.role or "message"}: "{excerpt}"'
+    # "message 12", not "#12": the auditor rightly reads "#12" as an issue number.
+    return f'- message {seg.position} ({seg.role or "unknown role"}): "{excerpt}"'
 
 
 def _size(text: str) -> int:
