@@ -188,6 +188,7 @@ PARSER_API = "Do not change the public API of the parser."
 LINE_NUMBERS = "错误信息必须保留原始行号和列号。"
 MODEL_FILE = "Please don't touch src/ctxkeep/log/model.py."
 ONLY_TESTS = "Only edit the tests."
+STDLIB_CSV = "Use only the standard library csv module, no pandas."
 
 # (user text holding one constraint, summary, expected survival)
 SURVIVAL = [
@@ -207,6 +208,13 @@ SURVIVAL = [
     (MODEL_FILE, "Edited src/ctxkeep/log/model.py.", Survival.LOST),
     (ONLY_TESTS, "The user restricted edits to tests only.", Survival.REWORDED),
     (ONLY_TESTS, "Edited the tests and the docs.", Survival.LOST),
+    # a scope restriction restated as an exclusion (examples/openai)
+    (
+        STDLIB_CSV,
+        "Wrote export.py using the standard library csv module (no pandas).",
+        Survival.REWORDED,
+    ),
+    (STDLIB_CSV, "Wrote export.py with the csv module of the standard library.", Survival.LOST),
 ]
 
 

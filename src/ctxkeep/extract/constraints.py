@@ -354,6 +354,15 @@ _CUES = {
 }
 # near-verbatim: this share of the constraint's token trigrams appear in the summary
 _VERBATIM_SHARE = 0.8
+# Which cues can carry a constraint of each kind in a summary. A scope restriction is also
+# stated as an exclusion: "use only the standard library csv module, no pandas" survives
+# as "using the standard library csv module (no pandas)" (examples/openai, which a
+# scope-cue-only rule reported as lost).
+_CARRIED_BY: dict[str, frozenset[str]] = {
+    ConstraintKind.NEGATION: frozenset({ConstraintKind.NEGATION}),
+    ConstraintKind.REQUIREMENT: frozenset({ConstraintKind.REQUIREMENT}),
+    ConstraintKind.SCOPE: frozenset({ConstraintKind.SCOPE, ConstraintKind.NEGATION}),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -417,10 +426,11 @@ def constraint_survives(constraint: Constraint, summary: str) -> Survival:
     own = _shingles(tokens)
     near_verbatim = len(tokens) >= 5 and len(own & view.shingles) >= _VERBATIM_SHARE * len(own)
     # the rest of the sentence is there; the marker itself must be too
-    if near_verbatim and any(constraint.kind in w.kinds for w in view.windows):
+    carriers = _CARRIED_BY.get(constraint.kind, frozenset({constraint.kind}))
+    if near_verbatim and any(carriers & w.kinds for w in view.windows):
         return Survival.KEPT
     for window in view.windows:
-        if constraint.kind not in window.kinds:
+        if not carriers & window.kinds:
             continue
         if all(_entity_in(e, window) for e in constraint.entities) and all(
             _identifier_in(i, window) for i in constraint.identifiers
