@@ -1,16 +1,18 @@
-"""The one place that knows where ctxkeep may write on its own account.
+"""The one place that knows ctxkeep's folders in the user's home.
 
-Every path under the user's data folder goes through :func:`ctxkeep_home`, which honours
-``CTXKEEP_HOME`` first. Tests point that variable at a temporary folder, so nothing a test
-runs can reach the real home folder.
+Every path under ctxkeep's own data folder goes through :func:`ctxkeep_home`, which honours
+``CTXKEEP_HOME`` first; tests point that variable at a temporary folder, so nothing a test
+runs can reach the real home folder. :func:`harness_session_folders` names the folders the
+harnesses write their session logs to, which ctxkeep only ever reads.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ctxkeep_home"]
+__all__ = ["HarnessFolder", "ctxkeep_home", "harness_session_folders"]
 
 
 def ctxkeep_home(*, create: bool = False) -> Path:
@@ -28,3 +30,25 @@ def ctxkeep_home(*, create: bool = False) -> Path:
     if create:
         home.mkdir(parents=True, exist_ok=True)
     return home
+
+
+@dataclass(frozen=True, slots=True)
+class HarnessFolder:
+    """Where one harness keeps its session logs, and the file name pattern of one id."""
+
+    harness: str
+    root: Path
+    pattern: str
+
+
+def harness_session_folders(home: Path | None = None) -> tuple[HarnessFolder, ...]:
+    """Claude Code's and Codex's session folders under ``home`` (default: the user's).
+
+    Claude Code keeps ``~/.claude/projects/<project>/<session id>.jsonl``; Codex keeps
+    ``~/.codex/sessions/<yyyy>/<mm>/<dd>/rollout-<time>-<session id>.jsonl``.
+    """
+    base = Path.home() if home is None else home
+    return (
+        HarnessFolder("claude-code", base / ".claude" / "projects", "*/{id}.jsonl"),
+        HarnessFolder("codex", base / ".codex" / "sessions", "**/rollout-*-{id}.jsonl"),
+    )

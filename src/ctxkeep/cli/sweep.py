@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ctxkeep.cli.audit import AuditOptions, audit_options, finish, usage_error
+from ctxkeep.paths import harness_session_folders
 from ctxkeep.report import report_named
 
 if TYPE_CHECKING:
@@ -19,8 +20,7 @@ __all__ = ["default_folders", "sweep_command"]
 
 def default_folders() -> list[Path]:
     """Where Claude Code and Codex keep their session logs, under the user's home."""
-    home = Path.home()
-    return [home / ".claude" / "projects", home / ".codex" / "sessions"]
+    return [f.root for f in harness_session_folders()]
 
 
 class _Progress:

@@ -8,8 +8,9 @@ imports the MCP SDK.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
+
+from ctxkeep.paths import harness_session_folders
 
 __all__ = ["SessionNotFoundError", "harness_session_folders", "locate_session"]
 
@@ -20,24 +21,6 @@ _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{3,127}")
 
 class SessionNotFoundError(LookupError):
     """Neither a readable path nor the id of a session under the harness folders."""
-
-
-@dataclass(frozen=True, slots=True)
-class HarnessFolder:
-    """Where one harness keeps its session logs, and the file name pattern of one id."""
-
-    harness: str
-    root: Path
-    pattern: str
-
-
-def harness_session_folders(home: Path | None = None) -> tuple[HarnessFolder, ...]:
-    """Claude Code's and Codex's session folders under ``home`` (default: the user's)."""
-    base = Path.home() if home is None else home
-    return (
-        HarnessFolder("claude-code", base / ".claude" / "projects", "*/{id}.jsonl"),
-        HarnessFolder("codex", base / ".codex" / "sessions", "**/rollout-*-{id}.jsonl"),
-    )
 
 
 def locate_session(session: str, home: Path | None = None) -> str:
