@@ -137,6 +137,8 @@ def _content_text(content: Any, depth: int = 0) -> str:
 
 
 def _is_list(value: Any) -> TypeGuard[Sequence[Any]]:
+    if type(value) is list:  # decoded JSON: skip the slower ABC check
+        return True
     return isinstance(value, Sequence) and not isinstance(value, str | bytes | bytearray)
 
 
@@ -181,9 +183,9 @@ def message_prose(message: Any) -> str:
     :func:`tool_results` and :func:`compaction_summaries`)."""
     if isinstance(message, str):
         return message
-    if not isinstance(message, Mapping):
+    if not _is_map(message):
         return ""
-    if dialect_of(message) == "ctxkeep":
+    if _is_ctxkeep_event(message):
         if message.get("type") in ("tool/call", "tool/result"):
             return ""
         text = message.get("text")
@@ -197,16 +199,16 @@ def message_prose(message: Any) -> str:
     for part in content:
         if isinstance(part, str):
             texts.append(part)
-        elif isinstance(part, Mapping) and part.get("type") in _PROSE_PARTS:
+        elif _is_map(part) and part.get("type") in _PROSE_PARTS:
             texts.append(_part_text(part))
     return "\n".join(t for t in texts if t)
 
 
 def tool_calls(message: Any) -> tuple[ToolCall, ...]:
     """The tool calls this message makes, in order (an id that is not a string is None)."""
-    if not isinstance(message, Mapping):
+    if not _is_map(message):
         return ()
-    if dialect_of(message) == "ctxkeep":
+    if _is_ctxkeep_event(message):
         if message.get("type") != "tool/call":
             return ()
         return (
@@ -220,10 +222,10 @@ def tool_calls(message: Any) -> tuple[ToolCall, ...]:
     raw_calls = message.get("tool_calls")
     if _is_list(raw_calls):
         for call in raw_calls:
-            if not isinstance(call, Mapping):
+            if not _is_map(call):
                 continue
             fn = call.get("function")
-            fn = fn if isinstance(fn, Mapping) else {}
+            fn = fn if _is_map(fn) else {}
             calls.append(
                 ToolCall(
                     _str_or_none(call.get("id")),
@@ -240,7 +242,7 @@ def tool_calls(message: Any) -> tuple[ToolCall, ...]:
                 _dump(b.get("input", "")),
             )
             for b in content
-            if isinstance(b, Mapping) and b.get("type") == "tool_use"
+            if _is_map(b) and b.get("type") == "tool_use"
         )
     return tuple(calls)
 
@@ -248,9 +250,9 @@ def tool_calls(message: Any) -> tuple[ToolCall, ...]:
 def tool_results(message: Any) -> tuple[ToolResult, ...]:
     """The tool results this message carries, in order (an OpenAI ``tool`` message is one
     result; an Anthropic message may hold several ``tool_result`` blocks)."""
-    if not isinstance(message, Mapping):
+    if not _is_map(message):
         return ()
-    if dialect_of(message) == "ctxkeep":
+    if _is_ctxkeep_event(message):
         if message.get("type") != "tool/result":
             return ()
         text = message.get("text")
@@ -278,7 +280,7 @@ def tool_results(message: Any) -> tuple[ToolResult, ...]:
                 b.get("is_error") is True,
             )
             for b in content
-            if isinstance(b, Mapping) and b.get("type") == "tool_result"
+            if _is_map(b) and b.get("type") == "tool_result"
         )
     return tuple(results)
 
@@ -287,7 +289,7 @@ def compaction_summaries(message: Any) -> tuple[str, ...]:
     """The texts of Anthropic server-side ``{"type": "compaction", "content": ...}`` blocks
     in this message (a bare block counts too): each is a summary that replaced the
     conversation before it."""
-    if not isinstance(message, Mapping):
+    if not _is_map(message):
         return ()
     if message.get("type") == "compaction" and "role" not in message:
         blocks: Sequence[Any] = (message,)
@@ -297,10 +299,18 @@ def compaction_summaries(message: Any) -> tuple[str, ...]:
     return tuple(
         b["content"]
         for b in blocks
-        if isinstance(b, Mapping)
-        and b.get("type") == "compaction"
-        and isinstance(b.get("content"), str)
+        if _is_map(b) and b.get("type") == "compaction" and isinstance(b.get("content"), str)
     )
+
+
+def _is_map(value: Any) -> TypeGuard[Mapping[Any, Any]]:
+    # Decoded JSON objects are dicts: test that first, the ABC check is several times slower.
+    return type(value) is dict or isinstance(value, Mapping)
+
+
+def _is_ctxkeep_event(message: Mapping[Any, Any]) -> bool:
+    """``dialect_of(message) == "ctxkeep"`` without reading the content."""
+    return isinstance(message.get("type"), str) and "seq" in message
 
 
 def _str_or_none(value: Any) -> str | None:

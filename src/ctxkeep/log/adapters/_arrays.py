@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -168,20 +168,17 @@ _DICT_OF_RAW = msgspec.json.Decoder(dict[str, msgspec.Raw])
 
 @dataclass(frozen=True, slots=True)
 class _Item:
-    """One message (or a problem in its place) at its 0-based index and source line."""
+    """One entry of the source, in order: a message at its 0-based ``index`` (decoded in
+    ``value``, or its JSON in ``chunk``, decoded when its turn comes), a problem in a
+    message's place, the top-level ``system`` (``is_system``), or a problem of the whole
+    file (``index`` -1)."""
 
     index: int
     line: int
     value: Any = None
     problem: str | None = None
-
-
-@dataclass
-class _Loaded:
-    items: list[_Item] = field(default_factory=list)
-    system: Any = None
-    system_line: int = 0
-    problems: list[tuple[int, str]] = field(default_factory=list)
+    chunk: bytes | None = None
+    is_system: bool = False
 
 
 def _is_multiline_document(peek: bytes) -> bool:
@@ -211,119 +208,109 @@ def _is_multiline_document(peek: bytes) -> bool:
     return False
 
 
-def _load(path: Path) -> _Loaded:
+def _entries(path: Path) -> Iterator[_Item]:
+    """The entries of ``path`` in order. Streamed: a message is decoded when its turn
+    comes and dropped once read, so a large log never holds every decoded message at once
+    (which also kept the garbage collector walking them all)."""
     try:
         with path.open("rb") as fh:
             peek = fh.read(_PEEK_BYTES)
     except OSError:
         peek = b""  # iter_records reports why (a folder, no such file, no permission)
     if b"\x00" in peek[:8192]:  # binary: a problem of the file, not of a message in it
-        out = _Loaded()
-        out.problems.extend(
-            (p.line, p.reason) for p in iter_records(path) if not isinstance(p, Record)
-        )
-        return out
-    if peek and _is_multiline_document(peek):
-        return _load_document(path)
-    return _load_jsonl(path)
-
-
-def _load_jsonl(path: Path) -> _Loaded:
-    out = _Loaded()
-    for item in iter_records(path):
-        if not isinstance(item, Record):
-            if item.line == 0:
-                out.problems.append((item.line, item.reason))
-            else:
-                out.items.append(_Item(len(out.items), item.line, problem=item.reason))
-            continue
-        value = item.value
-        if isinstance(value, dict) and "messages" in value:
-            _take_object(out, value, item.line, item.line)
-        elif isinstance(value, list):
-            for element in value:
-                out.items.append(_Item(len(out.items), item.line, element))
-        else:
-            out.items.append(_Item(len(out.items), item.line, value))
-    return out
-
-
-def _take_object(out: _Loaded, obj: dict[str, Any], line: int, system_line: int) -> None:
-    messages = obj.get("messages")
-    if "system" in obj:
-        out.system = obj["system"]
-        out.system_line = system_line
-    if not isinstance(messages, list):
-        out.problems.append(
-            (line, f"'messages' is {_type_name(messages)}, expected a list of messages")
-        )
+        for p in iter_records(path):
+            if not isinstance(p, Record):
+                yield _Item(-1, p.line, problem=p.reason)
         return
-    for element in messages:
-        out.items.append(_Item(len(out.items), line, element))
+    if peek and _is_multiline_document(peek):
+        yield from _document_entries(path)
+    else:
+        yield from _jsonl_entries(path)
 
 
-def _load_document(path: Path) -> _Loaded:
-    out = _Loaded()
+def _jsonl_entries(path: Path) -> Iterator[_Item]:
+    index = 0
+    for record in iter_records(path):
+        if not isinstance(record, Record):
+            if record.line == 0:
+                yield _Item(-1, 0, problem=record.reason)
+            else:
+                yield _Item(index, record.line, problem=record.reason)
+                index += 1
+            continue
+        value, line = record.value, record.line
+        if isinstance(value, dict) and "messages" in value:
+            if "system" in value:
+                yield _Item(-1, line, value["system"], is_system=True)
+            messages = value["messages"]
+            if not isinstance(messages, list):
+                reason = f"'messages' is {_type_name(messages)}, expected a list of messages"
+                yield _Item(-1, line, problem=reason)
+                continue
+        else:
+            messages = value if isinstance(value, list) else [value]
+        for element in messages:
+            yield _Item(index, line, element)
+            index += 1
+
+
+def _document_entries(path: Path) -> Iterator[_Item]:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        out.problems.append((0, f"cannot open: {exc.strerror or exc}"))
-        return out
+        yield _Item(-1, 0, problem=f"cannot open: {exc.strerror or exc}")
+        return
     lines = _LineIndex(data)
     start = len(data) - len(data.lstrip())
     try:
         if data[start : start + 1] == b"[":
-            raws = _LIST_OF_RAW.decode(data)
-            _take_raw_elements(out, data, lines, raws, start)
+            entries = _raw_elements(data, lines, _LIST_OF_RAW.decode(data), start)
         else:
-            fields = _DICT_OF_RAW.decode(data)
-            _take_raw_object(out, data, lines, fields)
+            entries = _raw_object(data, lines, _DICT_OF_RAW.decode(data))
     except (msgspec.DecodeError, RecursionError) as exc:
-        _salvage(out, data, lines, start, exc)
-        as_lines = _load_jsonl(path)
-        if _good_items(as_lines) > _good_items(out):
-            return as_lines  # JSONL whose first line is broken, not a broken document
-    return out
+        salvaged = list(_salvage(data, lines, start, exc))
+        as_lines = list(_jsonl_entries(path))
+        # A JSONL file whose first line is broken is not a broken document.
+        yield from as_lines if _whole_messages(as_lines) > _whole_messages(salvaged) else salvaged
+        return
+    yield from entries
 
 
-def _good_items(loaded: _Loaded) -> int:
-    return sum(1 for item in loaded.items if item.problem is None)
+def _whole_messages(items: list[_Item]) -> int:
+    return sum(1 for item in items if item.index >= 0 and item.problem is None)
 
 
-def _take_raw_elements(
-    out: _Loaded, data: bytes, lines: _LineIndex, raws: list[msgspec.Raw], pos: int
-) -> None:
-    for raw in raws:
+def _raw_elements(
+    data: bytes, lines: _LineIndex, raws: list[msgspec.Raw], pos: int
+) -> Iterator[_Item]:
+    for index, raw in enumerate(raws):
         chunk = bytes(raw)
         at = data.find(chunk, pos)
         pos = at + len(chunk) if at >= 0 else pos
-        out.items.append(_decoded_item(len(out.items), lines.line_of(max(at, 0)), chunk))
+        yield _Item(index, lines.line_of(max(at, 0)), chunk=chunk)
 
 
-def _take_raw_object(
-    out: _Loaded, data: bytes, lines: _LineIndex, fields: dict[str, msgspec.Raw]
-) -> None:
+def _raw_object(data: bytes, lines: _LineIndex, fields: dict[str, msgspec.Raw]) -> Iterator[_Item]:
     if "system" in fields:
         chunk = bytes(fields["system"])
-        at = data.find(chunk, max(data.find(b'"system"'), 0))
-        out.system_line = lines.line_of(max(at, 0))
+        line = lines.line_of(max(data.find(chunk, max(data.find(b'"system"'), 0)), 0))
         try:
-            out.system = decode_json(chunk)
+            yield _Item(-1, line, decode_json(chunk), is_system=True)
         except ValueError as exc:
-            out.problems.append((out.system_line, f"'system': {exc}"))
+            yield _Item(-1, line, problem=f"'system': {exc}")
     if "messages" not in fields:
-        out.problems.append((1, "a JSON object with no 'messages' list: not a message array"))
+        yield _Item(-1, 1, problem="a JSON object with no 'messages' list: not a message array")
         return
     chunk = bytes(fields["messages"])
-    at = data.find(chunk, max(data.find(b'"messages"'), 0))
+    at = max(data.find(chunk, max(data.find(b'"messages"'), 0)), 0)
     try:
         raws = _LIST_OF_RAW.decode(chunk)
     except (msgspec.DecodeError, RecursionError):
-        value = _decoded_item(0, lines.line_of(max(at, 0)), chunk)
+        value = _decoded_item(-1, lines.line_of(at), chunk)
         reason = value.problem or f"is {_type_name(value.value)}"
-        out.problems.append((value.line, f"'messages' {reason}, expected a list of messages"))
+        yield _Item(-1, value.line, problem=f"'messages' {reason}, expected a list of messages")
         return
-    _take_raw_elements(out, data, lines, raws, max(at, 0))
+    yield from _raw_elements(data, lines, raws, at)
 
 
 def _decoded_item(index: int, line: int, chunk: bytes) -> _Item:
@@ -333,8 +320,8 @@ def _decoded_item(index: int, line: int, chunk: bytes) -> _Item:
         return _Item(index, line, problem=str(exc))
 
 
-def _salvage(out: _Loaded, data: bytes, lines: _LineIndex, start: int, exc: BaseException) -> None:
-    """Read the whole messages of a document that does not decode as a whole."""
+def _salvage(data: bytes, lines: _LineIndex, start: int, exc: BaseException) -> Iterator[_Item]:
+    """The whole messages of a document that does not decode as a whole."""
     if isinstance(exc, RecursionError):
         where, why = start, "nested too deeply to read as a whole"
     else:
@@ -342,37 +329,34 @@ def _salvage(out: _Loaded, data: bytes, lines: _LineIndex, start: int, exc: Base
         found = _BYTE_OFFSET.search(msg)
         where = int(found.group(1)) if found else start
         why = "invalid UTF-8" if "utf-8" in msg.lower() else f"invalid JSON ({msg})"
-    out.problems.append(
-        (lines.line_of(where), f"the document is not whole JSON: {why}; reading each message")
-    )
+    reason = f"the document is not whole JSON: {why}; reading each message"
+    yield _Item(-1, lines.line_of(where), problem=reason)
     if data[start : start + 1] == b"[":
-        _take_spans(out, data, lines, start)
+        yield from _spans_as_messages(data, lines, start)
         return
     for span_start, span_end, _ in _split_spans(data, start):
         entry = data[span_start:span_end]
         key = _MESSAGES_KEY.match(entry)
         if key is not None:
-            _take_spans(out, data, lines, span_start + key.end() - 1)
+            yield from _spans_as_messages(data, lines, span_start + key.end() - 1)
             continue
+        line = lines.line_of(span_start)
         try:
             value = decode_json(b"{" + entry + b"}")
         except ValueError as err:
-            out.problems.append((lines.line_of(span_start), f"top-level field: {err}"))
+            yield _Item(-1, line, problem=f"top-level field: {err}")
             continue
         if isinstance(value, dict) and "system" in value:
-            out.system = value["system"]
-            out.system_line = lines.line_of(span_start)
+            yield _Item(-1, line, value["system"], is_system=True)
 
 
-def _take_spans(out: _Loaded, data: bytes, lines: _LineIndex, open_at: int) -> None:
-    for span_start, span_end, whole in _split_spans(data, open_at):
+def _spans_as_messages(data: bytes, lines: _LineIndex, open_at: int) -> Iterator[_Item]:
+    for index, (span_start, span_end, whole) in enumerate(_split_spans(data, open_at)):
         line = lines.line_of(span_start)
-        if not whole:
-            out.items.append(
-                _Item(len(out.items), line, problem="truncated: the document ends inside it")
-            )
-            continue
-        out.items.append(_decoded_item(len(out.items), line, data[span_start:span_end]))
+        if whole:
+            yield _decoded_item(index, line, data[span_start:span_end])
+        else:
+            yield _Item(index, line, problem="truncated: the document ends inside it")
 
 
 def _split_spans(data: bytes, open_at: int) -> Iterator[tuple[int, int, bool]]:
@@ -453,22 +437,32 @@ def read_message_array(
 ) -> Session:
     """Read a plain message array (any shape above) into a Session; never raises."""
     b = SessionBuilder(display_path, format_name)
-    loaded = _load(path)
-    for line, reason in loaded.problems:
-        b.problem(line, reason)
-    if loaded.system is not None:
-        _system(b, loaded.system, loaded.system_line)
     summaries: list[_Summary] = []
-    for item in loaded.items:
-        if item.problem is not None:
-            b.problem(item.line, f"message {item.index}: {item.problem}")
+    messages = 0
+    for item in _entries(path):
+        if item.is_system:
+            _system(b, item.value, item.line)
             continue
-        _message(b, item, options.summary_index == item.index, summaries)
-    if options.summary_index is not None and options.summary_index >= len(loaded.items):
+        if item.index < 0:
+            b.problem(item.line, item.problem or "unreadable")
+            continue
+        messages = item.index + 1
+        value, problem = item.value, item.problem
+        if item.chunk is not None:
+            try:
+                value = decode_json(item.chunk)
+            except ValueError as exc:
+                problem = str(exc)
+        if problem is not None:
+            b.problem(item.line, f"message {item.index}: {problem}")
+            continue
+        marked = options.summary_index == item.index
+        _message(b, item.index, item.line, value, marked, summaries)
+    if options.summary_index is not None and options.summary_index >= messages:
         b.problem(
             0,
             f"--summary-index {options.summary_index} is past the last message "
-            f"(the file holds {len(loaded.items)})",
+            f"(the file holds {messages})",
         )
     _compactions(b, summaries)
     return b.build()
@@ -487,12 +481,13 @@ def _system(b: SessionBuilder, system: Any, line: int) -> None:
 
 def _message(
     b: SessionBuilder,
-    item: _Item,
+    index: int,
+    line: int,
+    msg: Any,
     marked_summary: bool,
     summaries: list[_Summary],
 ) -> None:
-    msg, line = item.value, item.line
-    where = f"message {item.index}"
+    where = f"message {index}"
     if not isinstance(msg, dict):
         b.problem(line, f"{where}: is {_type_name(msg)}, not a message object; skipped")
         return
@@ -517,11 +512,12 @@ def _message(
         b.problem(line, f"{where}: 'tool_calls' is {_type_name(calls_field)}, expected a list")
     speaker = role or "assistant"
     for text in blocks:
-        summaries.append(_summary_events(b, item, speaker, text))
+        summaries.append(_summary_events(b, index, line, speaker, text))
     prose = message_prose(msg) if role != "tool" else ""
     emitted = bool(blocks)
     if role != "tool" and (marked_summary or (prose and summary_opening_of(prose) is not None)):
-        summaries.append(_summary_events(b, item, speaker, prose or message_text(msg)))
+        text = prose or message_text(msg)
+        summaries.append(_summary_events(b, index, line, speaker, text))
         emitted = True
     elif prose and role != "tool":
         injected = _INJECTED_ROLES.get(speaker)
@@ -572,19 +568,19 @@ def kept_user_messages(span: Sequence[Event]) -> bool:
     return bool(span) and all(e.kind is EventKind.MESSAGE and e.role == "user" for e in span)
 
 
-def _summary_events(b: SessionBuilder, item: _Item, speaker: str, text: str) -> _Summary:
+def _summary_events(b: SessionBuilder, index: int, line: int, speaker: str, text: str) -> _Summary:
     """A compaction start and an end carrying the summary, as every adapter writes them."""
-    cid = f"message-{item.index}"
-    start = b.add(EventKind.COMPACTION_START, line=item.line, source_id=cid)
+    cid = f"message-{index}"
+    start = b.add(EventKind.COMPACTION_START, line=line, source_id=cid)
     end = b.add(
         EventKind.COMPACTION_END,
-        line=item.line,
+        line=line,
         role=speaker,
         text=text,
         injected=SUMMARY_INJECTED,
         source_id=cid,
     )
-    return _Summary(start.seq, end.seq, item.line, item.index, text)
+    return _Summary(start.seq, end.seq, line, index, text)
 
 
 def _compactions(b: SessionBuilder, summaries: list[_Summary]) -> None:
