@@ -124,17 +124,22 @@ class CompactionView:
         (a summary is written on a screen that already holds the one before), the events
         kept beside the summary, and a manual compaction's instructions. Text that an
         earlier compaction replaced is not a source: only the previous summary carries it.
+
+        The previous summary and the instructions come first: most of a summary's items
+        are inherited, and a lookup that meets them in the first few kilobytes ends there
+        instead of scanning megabytes of tool output (26k-event log: 2.2 s -> see
+        benchmarks/audit_speed.py).
         """
+        if self.compaction.previous_summary:
+            yield self.compaction.previous_summary
+        if self.compaction.instructions:
+            yield self.compaction.instructions
         for event in self.shadowed:
             yield event.text
         for event in self.visible:
             yield event.text
         for event in self.preserved:
             yield event.text
-        if self.compaction.previous_summary:
-            yield self.compaction.previous_summary
-        if self.compaction.instructions:
-            yield self.compaction.instructions
 
     @cached_property
     def sources(self) -> SourceIndex:
