@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ctxkeep.log.adapters import ADAPTERS, Adapter, ReadOptions
+from ctxkeep.log.adapters import ADAPTERS, ReadOptions
 from ctxkeep.log.source import read_head
 
 SETTINGS = settings(
@@ -240,20 +240,6 @@ def shaped_like(template: Any) -> st.SearchStrategy[Any]:
 format_records = st.one_of(*(shaped_like(t) for ts in TEMPLATES.values() for t in ts))
 
 
-# Adapters with the crash below, reported to their owners (fixed concurrently).
-UNHASHABLE_TYPE_CRASHES = frozenset({"ctxkeep"})
-
-
-def known_crash(adapter: Adapter, exc: BaseException) -> bool:
-    """The one crash already reported for these adapters: a ``type`` field that is a list
-    or object, looked up in a frozenset. Any other exception from them fails this test."""
-    return (
-        adapter.name in UNHASHABLE_TYPE_CRASHES
-        and isinstance(exc, TypeError)
-        and str(exc).startswith("unhashable type")
-    )
-
-
 @pytest.fixture(scope="module")
 def workdir() -> Iterator[Path]:
     # Hypothesis runs many examples per test: one folder, rewritten per example.
@@ -276,8 +262,6 @@ def _feed(path: Path, data: bytes, summary_index: int | None = None) -> None:
             except AssertionError:
                 raise
             except Exception as exc:
-                if known_crash(adapter, exc):
-                    continue
                 raise AssertionError(f"{adapter.name}.{step} raised {exc!r}") from exc
 
 

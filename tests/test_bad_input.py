@@ -67,22 +67,6 @@ GOOD: dict[str, Factory] = {
 
 FORMATS = format_names()
 
-# Crashes found by these tests in adapters owned by others, reported to their owners. Not
-# strict: the owners are fixing them concurrently, and a fix must not break the build.
-KNOWN_CRASHES = {
-    "ctxkeep": "native.py looks up a 'type' that is a list or object in a frozenset",
-}
-
-
-def _formats_with_known_crashes() -> list[Any]:
-    return [
-        pytest.param(f, marks=pytest.mark.xfail(strict=False, reason=KNOWN_CRASHES[f]))
-        if f in KNOWN_CRASHES
-        else f
-        for f in FORMATS
-    ]
-
-
 HUGE_LINE_BYTES = 100 * 1024 * 1024
 
 
@@ -263,7 +247,7 @@ def _wrong_typed_variants(record: Record) -> Iterator[Record]:
                         yield {**record, key: changed}
 
 
-@pytest.mark.parametrize("fmt", _formats_with_known_crashes())
+@pytest.mark.parametrize("fmt", FORMATS)
 def test_fields_of_the_wrong_type_never_crash(tmp_path: Path, fmt: str) -> None:
     path = tmp_path / "types.jsonl"
     lines = [_good(fmt, "first good", 1)] if fmt in GOOD else []

@@ -66,7 +66,7 @@ class _NativeAdapter:
         for rec in head.records[:5]:
             if not isinstance(rec, dict):
                 return False
-            kind = rec.get("type")
+            kind = as_str(rec.get("type"))
             if kind == "session" and rec.get("v") == 1:
                 return True
             if kind in _EVENT_TYPES and isinstance(rec.get("seq"), int):
@@ -87,12 +87,12 @@ class _NativeAdapter:
             if not isinstance(rec, dict):
                 b.problem(line, "record is not a JSON object")
                 continue
-            kind = rec.get("type")
+            kind = as_str(rec.get("type"))  # a list or object here is just not a type
             if kind == "session":
                 b.session_id = as_str(rec.get("id"))
                 b.context_window = as_int(rec.get("context_window"))
                 continue
-            if kind not in _EVENT_TYPES:
+            if kind is None or kind not in _EVENT_TYPES:
                 continue  # unknown types are kept in the file and ignored here
             seq = as_int(rec.get("seq"))
             if seq is None:
