@@ -59,7 +59,8 @@ class Event:
 
     ``seq`` is the event's position (strictly increasing; the ctxkeep format takes it from
     the file, other adapters number events from 1). ``line`` is the 1-based line of the
-    source file it came from (0 when the source has no lines, e.g. a JSON array).
+    source file it came from (for a JSON document, the line where the message starts; 0
+    when no line is known).
     ``injected`` is None for real conversation, else the kind of context the harness
     injected (``system-reminder``, ``meta``, ``tool-result``, ``agents-md``, ...): such text
     is never a user's standing instruction. ``tokens`` is the context size for ``usage``
