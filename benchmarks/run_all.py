@@ -125,6 +125,14 @@ def findings(quality: QualityReport) -> str:
         if broken:
             kinds = ", ".join(f"{k} x{n}" for k, n in sorted(broken.items()))
             lines.append(f"- {name}: invalid sequences: {kinds}")
+        over = [r for r in runs if r.error is None and r.tokens_after > r.budget_tokens]
+        if over:
+            worst = max(over, key=lambda r: r.tokens_after / r.budget_tokens)
+            lines.append(
+                f"- {name}: over budget in {len(over)} of {len(runs)} runs, at worst "
+                f"{worst.tokens_after:,} tokens for a budget of {worst.budget_tokens:,} "
+                f"({100 * (worst.tokens_after / worst.budget_tokens - 1):.1f}% over)"
+            )
         errors = Counter(r.error for r in runs if r.error)
         for error, n in sorted(errors.items()):
             lines.append(f"- {name}: {n} runs failed: {error}")
