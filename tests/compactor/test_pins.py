@@ -93,3 +93,47 @@ def test_many_texts_at_once_match_one_at_a_time() -> None:
     texts = ["plain", "src/a.py", "İİ. Do not push", "x\x00y ENOENT", "", "ok. never"]
     assert PINS.pins_of(texts) == [PINS.pins_of([t])[0] for t in texts]
     assert PINS.pins_of(texts) == [None, "path", "constraint", "error", None, "constraint"]
+
+
+def test_prose_pins_read_only_the_words_of_tool_traffic() -> None:
+    texts = [
+        "src/app/router.py\nsrc/app/cache.py",  # a tool result listing files
+        'Read {"path": "src/app/router.py"}',  # a tool call
+        'Traceback (most recent call last):\n  File "src/app/router.py", line 9',
+        "The fix belongs in src/app/router.py.",  # what the assistant says
+    ]
+    prose = ["", "", "", "The fix belongs in src/app/router.py."]
+    assert PINS.pins_of(texts, prose) == [None, None, "trace", "path"]
+    # without the prose view every one of them is pinned
+    assert PINS.pins_of(texts) == ["path", "path", "trace", "path"]
+
+
+def test_compaction_of_tool_traffic_naming_files_still_saves_room() -> None:
+    import ctxkeep
+
+    messages: list[dict[str, object]] = [
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": "Fix the cache race. Do not touch src/app/api.py."},
+    ]
+    for k in range(30):
+        messages.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": f"c{k}",
+                        "type": "function",
+                        "function": {"name": "read", "arguments": f'{{"path": "src/app/m{k}.py"}}'},
+                    }
+                ],
+            }
+        )
+        messages.append({"role": "tool", "tool_call_id": f"c{k}", "content": "x = 1\n" * 80})
+    messages.append({"role": "user", "content": "status?"})
+    size = sum(len(str(m)) for m in messages)
+    result = ctxkeep.compact(messages, "fix the cache race", target_bytes=size // 4)
+    assert result.stats.over_budget_bytes == 0
+    assert result.stats.bytes_after < size // 2
+    kept = [d.reason for d in result.decisions]
+    assert kept[1] == "pinned:constraint"

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 import ctxkeep
-from ctxkeep.extract import extract_identifiers
+from ctxkeep.extract import SourceIndex, extract_identifiers
 from ctxkeep.messages import message_text
 
 
@@ -20,3 +22,22 @@ def test_quote_labels_are_not_read_as_issue_numbers() -> None:
     assert "message " in summary
     invented = [i.text for i in extract_identifiers(summary) if i.kind == "issue"]
     assert invented == []
+
+
+@pytest.mark.parametrize("target", [700, 900, 1200, 1600, 2400])
+def test_quotes_never_cut_an_identifier_in_half(target: int) -> None:
+    # ctxkeep bench quality found "Let me read `src/ledgerd/err…" in a summary: half a
+    # path is an item no source holds.
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a coding agent."}]
+    for k in range(30):
+        messages.append({"role": "user", "content": f"Let me read `src/ledgerd/errors_{k}.py`."})
+        messages.append(
+            {"role": "assistant", "content": f'{{"path":"src/ledgerd/module_{k}/x.py","o":1}}'}
+        )
+    result = ctxkeep.compact(
+        messages, "read the errors module", target_bytes=target, enable_pinning=False
+    )
+    assert result.summary is not None
+    sources = SourceIndex(message_text(m) for m in messages)
+    summary = message_text(result.summary)
+    assert [i.text for i in extract_identifiers(summary) if not sources.contains(i)] == []

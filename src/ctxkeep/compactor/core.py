@@ -164,8 +164,18 @@ def _as_list(messages: Any, problems: list[str]) -> list[Any]:
 # --- protect ---------------------------------------------------------------------------
 
 
-def _protect(segments: Sequence[Segment], settings: _Settings, problems: list[str]) -> list[str]:
-    """Each message's own protection reason, or '' (system > recent > pinned)."""
+def _protect(
+    messages: Sequence[Any],
+    segments: Sequence[Segment],
+    settings: _Settings,
+    problems: list[str],
+) -> list[str]:
+    """Each message's own protection reason, or '' (system > recent > pinned).
+
+    Paths, URLs and constraints pin a message that speaks in words (user, system, an
+    assistant turn without tool calls); tool calls and results, and the words beside a
+    call, are pinned only by traces and error codes (see :meth:`PinSet.pins_of`).
+    """
     pins, pin_problems = compile_pins(
         settings.pin_patterns, enabled=settings.enable_pinning, flags=settings.pin_flags
     )
@@ -181,7 +191,18 @@ def _protect(segments: Sequence[Segment], settings: _Settings, problems: list[st
             reasons[seg.position] = "recent"
         else:
             unpinned.append(seg.position)
-    found = pins.pins_of([segments[i].text for i in unpinned])
+    # A message that makes or answers tool calls is tool traffic: the words beside a call
+    # narrate it ("Let me read src/x.py"), so only failures pin it.
+    prose = [
+        ""
+        if segments[i].calls
+        or segments[i].results
+        or segments[i].is_native_call
+        or segments[i].role == "tool"
+        else segments[i].text
+        for i in unpinned
+    ]
+    found = pins.pins_of([segments[i].text for i in unpinned], prose)
     for i, pin in zip(unpinned, found, strict=True):
         if pin is not None:
             reasons[i] = f"pinned:{pin}"
@@ -739,7 +760,7 @@ def _compact(
     exact = settings.target_tokens is not None
     segments = segment_messages(msgs, exact_tokens=exact)
     units = group_units(segments)
-    own = _protect(segments, settings, problems)
+    own = _protect(msgs, segments, settings, problems)
     budget = _Budget(settings.target_bytes, settings.target_tokens)
     needed, to_score = _needs_scoring(segments, units, own, budget)
     chosen = _resolve_scorer(scorer, problems)
@@ -875,7 +896,7 @@ def _replay(
     exact = settings.target_tokens is not None
     segments = segment_messages(msgs, exact_tokens=exact)
     units = group_units(segments)
-    own = _protect(segments, settings, problems)
+    own = _protect(msgs, segments, settings, problems)
     needed, to_score = _needs_scoring(
         segments, units, own, _Budget(settings.target_bytes, settings.target_tokens)
     )

@@ -23,6 +23,8 @@ QUOTE_BYTES = 300
 _MIN_EXCERPT_BYTES = 24
 """A quote shorter than this says nothing: leave it out."""
 _MIN_QUOTE_BYTES = _MIN_EXCERPT_BYTES + 16
+_BREAKS = " \"'`,;()[]{}<>，。；：、"
+"""Where a cut quote may end: between words, never inside a path or a symbol."""
 """Below this much room no quote line fits (its prefix is ~15 bytes)."""
 
 
@@ -48,7 +50,14 @@ def _quote(seg: Segment, limit: int = QUOTE_BYTES) -> str | None:
     if excerpt != flat or len(seg.text) > QUOTE_BYTES * 2:
         if limit - 3 < _MIN_EXCERPT_BYTES:
             return None
-        excerpt = cut_utf8(excerpt, limit - 3) + "…"
+        excerpt = cut_utf8(excerpt, limit - 3)
+        # End on a word boundary: half a path ("src/quotad/rou…") is an item no source
+        # holds, and the auditor rightly calls it invented.
+        cut = max(excerpt.rfind(c) for c in _BREAKS)
+        if cut < _MIN_EXCERPT_BYTES:
+            return None  # no word boundary leaves enough to say anything
+        excerpt = excerpt[:cut]
+        excerpt += "…"
     # "message 12", not "#12": the auditor rightly reads "#12" as an issue number.
     return f'- message {seg.position} ({seg.role or "unknown role"}): "{excerpt}"'
 
