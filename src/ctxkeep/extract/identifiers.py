@@ -298,13 +298,13 @@ class _Form:
     right_edge: bool = True
 
 
-def _occurs(haystack: str, form: _Form) -> bool:
+def _occurs(haystack: str, form: _Form, start: int = 0) -> bool:
     needle = form.needle
     if not needle:
         return False
     check_left = form.left_edge and needle[0] in _WORD_CHARS
     check_right = form.right_edge and needle[-1] in _WORD_CHARS
-    index = haystack.find(needle)
+    index = haystack.find(needle, start)
     seen = 0
     while index >= 0:
         end = index + len(needle)
@@ -426,14 +426,19 @@ class SourceIndex:
     def contains(self, identifier: Identifier) -> bool:
         """Whether ``identifier`` appears in the sources (see the class docstring)."""
         core, ignore_case = _lookup_core(identifier)
-        if core and core not in self._haystack(ignore_case):
+        first = self._haystack(ignore_case).find(core) if core else 0
+        if first < 0:
             # every spelling contains the core: one scan settles an absent identifier
             return False
         for form in _lookup_forms(identifier):
             needle = form.needle.lower() if form.ignore_case else form.needle
+            # No spelling can start before the core's first occurrence less its own
+            # length: the scan resumes there instead of rereading megabytes of sources.
+            start = max(0, first - len(needle)) if form.ignore_case == ignore_case else 0
             if _occurs(
                 self._haystack(form.ignore_case),
                 _Form(needle, False, form.left_edge, form.right_edge),
+                start,
             ):
                 return True
         if identifier.kind == "symbol":
