@@ -115,11 +115,11 @@ def findings(quality: QualityReport) -> str:
         runs = [r for r in quality.runs if r.compactor == name]
         invented = [i for r in runs for i in r.invented]
         if invented:
+            examples = ", ".join(f"`{i}`" for i in sorted(set(invented))[:6])
             labels = sum(1 for i in invented if re.fullmatch(r"#\d+", i))
             lines.append(
-                f"- {name}: {len(invented)} invented items over {len(runs)} runs, {labels} of "
-                "them `#N` message labels of ctxkeep's own summary, which the auditor reads "
-                "as issue numbers"
+                f"- {name}: {len(invented)} invented items (CK002) over {len(runs)} runs, "
+                f"e.g. {examples}" + (f"; {labels} of them `#N` message labels" if labels else "")
             )
         broken = Counter(p for r in runs for p in r.sequence_problems)
         if broken:
