@@ -85,6 +85,12 @@ def targets(quality: QualityReport, speed: SpeedReport) -> str:
         lines.append(
             f"- audit >= 50 MB/s per core (one process, {tp.log_bytes / 1e6:.0f} MB log): "
             f"{tp.audit_mb_s:.1f} MB/s — {_verdict(tp.audit_mb_s >= 50)}"
+            + (
+                f" (growth curve below: {min(g.audit_mb_s for g in speed.growth):.1f} to "
+                f"{max(g.audit_mb_s for g in speed.growth):.1f} MB/s)"
+                if speed.growth
+                else ""
+            )
         )
         x = tp.speedup_vs_compact_audit
         lines.append(
