@@ -48,7 +48,7 @@ unit: $(BIN)/.installed-$(TEST_EXTRAS) $(CHROMIUM)
 ## bench: install the bench extras and peers into .venv, regenerate benchmarks/RESULTS.md
 bench: $(BIN)/.installed-dev,embed,bench
 	$(BIN)/python -m pip install --quiet -r benchmarks/requirements.txt
-	$(BIN)/python benchmarks/run_all.py
+	$(BIN)/python benchmarks/run_all.py --corpus large --max-mb 1000
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
