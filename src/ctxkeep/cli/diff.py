@@ -8,7 +8,7 @@ import click
 
 from ctxkeep.cli import exit_codes
 from ctxkeep.cli.audit import usage_error
-from ctxkeep.cli.options import log_format_option, summary_index_option
+from ctxkeep.cli.options import log_format_option, summary_index_option, text_or_json_option
 from ctxkeep.log.adapters import ReadOptions
 
 __all__ = ["diff_command"]
@@ -24,14 +24,7 @@ __all__ = ["diff_command"]
     required=True,
     help="Which compaction of the session (1-based, as audit numbers them).",
 )
-@click.option(
-    "--format",
-    "output",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
+@text_or_json_option
 @log_format_option
 @summary_index_option
 def diff_command(

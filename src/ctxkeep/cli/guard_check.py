@@ -15,6 +15,7 @@ import click
 import msgspec
 
 from ctxkeep.cli import exit_codes
+from ctxkeep.cli.options import text_or_json_option
 from ctxkeep.log.source import Record, iter_records, read_whole
 from ctxkeep.verify.validity import Api
 
@@ -52,14 +53,7 @@ def _load(path: Path) -> tuple[list[Any] | None, str | None]:
     show_default=True,
     help="The API whose rules apply (auto: read from the messages).",
 )
-@click.option(
-    "--format",
-    "output",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
+@text_or_json_option
 def check_messages(path: Path, api: str, output: str) -> None:
     """Check the message list at PATH the way the guard checks a compaction result:
     every tool call answered, no orphan result, a role order the API accepts. Also counts

@@ -8,18 +8,13 @@ from collections import Counter
 import click
 import msgspec
 
+from ctxkeep.cli.options import text_or_json_option
+
 __all__ = ["guard_stats"]
 
 
 @click.command("guard-stats")
-@click.option(
-    "--format",
-    "output",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
+@text_or_json_option
 def guard_stats(output: str) -> None:
     """Show the guard's statistics store ($CTXKEEP_HOME/stats.sqlite3): how many
     compactions it holds by provenance (run, test) and what the real ones recommend.

@@ -32,3 +32,15 @@ def summary_index_option(func: F) -> F:
         help="Plain message arrays: 0-based index of the message that is a compaction "
         "summary, when no known opening line marks it.",
     )(func)
+
+
+def text_or_json_option(func: F) -> F:
+    """``--format text|json``: a person's text (default) or the same as JSON data."""
+    return click.option(
+        "--format",
+        "output",
+        type=click.Choice(["text", "json"]),
+        default="text",
+        show_default=True,
+        help="Output format: text for a person, json for scripts.",
+    )(func)

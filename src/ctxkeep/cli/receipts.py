@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from ctxkeep.cli import exit_codes
+from ctxkeep.cli.options import text_or_json_option
 
 
 def _run_summary(run: Any) -> dict[str, Any]:
@@ -33,14 +34,7 @@ def _run_summary(run: Any) -> dict[str, Any]:
 
 @click.command("receipts")
 @click.argument("path", type=str)
-@click.option(
-    "--format",
-    "output",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
+@text_or_json_option
 def receipts_command(path: str, output: str) -> None:
     """Summarise the receipts file PATH: each trusted run (scorer, kept and dropped, bytes
     before -> after, why messages were kept or dropped) and every line that is not trusted

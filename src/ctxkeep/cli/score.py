@@ -15,6 +15,7 @@ from ctxkeep.cli.compact import (
     report_problems,
     scorer_options,
 )
+from ctxkeep.cli.options import text_or_json_option
 
 _PREVIEW = 60
 
@@ -29,14 +30,7 @@ _PREVIEW = 60
     show_default=True,
     help="Messages per request to a remote scorer.",
 )
-@click.option(
-    "--format",
-    "output",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
+@text_or_json_option
 def score_command(
     file: str,
     scorer: str,

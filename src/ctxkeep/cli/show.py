@@ -8,7 +8,7 @@ import click
 import msgspec
 
 from ctxkeep.cli import exit_codes
-from ctxkeep.cli.options import log_format_option, summary_index_option
+from ctxkeep.cli.options import log_format_option, summary_index_option, text_or_json_option
 from ctxkeep.log.adapters import ReadOptions
 from ctxkeep.log.model import Session
 from ctxkeep.log.reader import discover, read_session
@@ -44,14 +44,7 @@ def _text(session: Session) -> str:
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
-@click.option(
-    "--format",
-    "output",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
+@text_or_json_option
 @log_format_option
 @summary_index_option
 def show(
