@@ -134,12 +134,12 @@ class CompactionView:
             yield self.compaction.previous_summary
         if self.compaction.instructions:
             yield self.compaction.instructions
-        for event in self.shadowed:
-            yield event.text
-        for event in self.visible:
-            yield event.text
-        for event in self.preserved:
-            yield event.text
+        for events in (self.shadowed, self.visible, self.preserved):
+            for event in events:
+                yield event.text
+                if event.tool_name:
+                    # the tool's name is on screen with its call ("read_file {...}")
+                    yield event.tool_name
 
     @cached_property
     def sources(self) -> SourceIndex:
