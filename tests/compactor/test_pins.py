@@ -137,3 +137,24 @@ def test_compaction_of_tool_traffic_naming_files_still_saves_room() -> None:
     assert result.stats.bytes_after < size // 2
     kept = [d.reason for d in result.decisions]
     assert kept[1] == "pinned:constraint"
+
+
+@pytest.mark.parametrize(
+    "constraint",
+    [
+        "错误信息必须保留原始行号和列号。",  # subject first: the marker is mid-sentence
+        "补充两点：禁止修改公共接口。",  # after a full-width colon
+        "`read_chunk` 必须返回字节。",
+    ],
+)
+def test_user_constraints_the_auditor_finds_are_pinned(constraint: str) -> None:
+    import ctxkeep
+
+    messages: list[dict[str, object]] = [{"role": "system", "content": "你是编程助手。"}]
+    messages.append({"role": "user", "content": constraint})
+    messages += [{"role": "assistant", "content": f"第 {k} 步完成。" * 20} for k in range(20)]
+    messages.append({"role": "user", "content": "继续"})
+    size = sum(len(str(m).encode()) for m in messages)
+    result = ctxkeep.compact(messages, "修复解析器", target_bytes=size // 4)
+    assert result.decisions[1].reason == "pinned:constraint"
+    assert messages[1] in result.messages

@@ -36,6 +36,7 @@ from ctxkeep.compactor.summary import (
     summary_message,
     summary_text,
 )
+from ctxkeep.extract import extract_constraints
 from ctxkeep.scorers import (
     Candidate,
     Score,
@@ -203,9 +204,19 @@ def _protect(
         for i in unpinned
     ]
     found = pins.pins_of([segments[i].text for i in unpinned], prose)
-    for i, pin in zip(unpinned, found, strict=True):
+    for i, pin, words in zip(unpinned, found, prose, strict=True):
         if pin is not None:
             reasons[i] = f"pinned:{pin}"
+        elif (
+            # The pin pattern sees a marker only where a sentence starts; a user's
+            # constraint is also "错误信息必须保留行号" or "补充两点：禁止…" (subject first,
+            # after a colon). The auditor's extractor, which judges survival, decides.
+            settings.enable_pinning
+            and words
+            and segments[i].role == "user"
+            and extract_constraints(words)
+        ):
+            reasons[i] = "pinned:constraint"
     return reasons
 
 
