@@ -8,18 +8,17 @@ error named in ``problems``.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import heapq
 import math
 import os
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
+from ctxkeep._gc import cyclic_gc_paused
 from ctxkeep.compactor.pins import compile_pins
 from ctxkeep.compactor.receipts import (
     ReceiptFile,
@@ -577,25 +576,6 @@ def _summary_place(units: Sequence[Unit], kept: Sequence[bool], first_dropped: i
 # --- the public functions --------------------------------------------------------------
 
 
-@contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector for one compaction, if it is running.
-
-    A compaction allocates a few acyclic records per message; each full collection the
-    allocations trigger walks the caller's whole heap (every message dict), which made a
-    100,000-message compaction ~45% slower. Reference counting still frees everything;
-    the collector is resumed on the way out, and left alone if the caller had paused it.
-    """
-    was_enabled = gc.isenabled()
-    if was_enabled:
-        gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 _SECRET_WORDS = ("key", "token", "secret", "password", "authorization", "auth")
 
 
@@ -750,7 +730,7 @@ def compact(
     }
     problems: list[str] = []
     try:
-        with _cyclic_gc_paused():
+        with cyclic_gc_paused():
             return _compact(messages, task, options, scorer, receipt_path, run_id, problems)
     except Exception as exc:  # the contract: never raise; the input comes back unchanged
         return _untouched(messages, _internal_error(exc), problems)
@@ -854,7 +834,7 @@ def replay(
     """
     problems: list[str] = []
     try:
-        with _cyclic_gc_paused():
+        with cyclic_gc_paused():
             return _replay(
                 messages, receipts, target_bytes, target_tokens, min_confidence, keep_recent,
                 summary_bytes, run_id, receipt_path, problems,

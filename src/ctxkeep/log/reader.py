@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from ctxkeep._gc import cyclic_gc_paused
 from ctxkeep.log.adapters import ADAPTERS, Adapter, ReadOptions, adapter_named
 from ctxkeep.log.model import ParseProblem, Session
 from ctxkeep.log.source import iter_records, read_head, read_whole
@@ -50,12 +51,13 @@ def read_session(
         reason = (
             "is a directory with no session log in it"
             if p.is_dir()
-            else "not a session log of any known format (use --format to choose one)"
+            else "not a session log of any known format (use --log-format to choose one)"
         )
         problem = _unreadable_reason(p) or ParseProblem(0, reason)
         return Session(display, "unknown", problems=(problem,))
     try:
-        return adapter.read(p, display, opts)
+        with cyclic_gc_paused():
+            return adapter.read(p, display, opts)
     except Exception as exc:  # a bug in an adapter must not lose the other files
         reason = (
             f"internal error in the {adapter.name} adapter ({type(exc).__name__}: {exc}); "
