@@ -20,17 +20,17 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import msgspec
 
 from ctxkeep.bench.compactors import message_tokens, recency_truncation
 from ctxkeep.bench.corpus import SessionSpec, generate_session, harness_summary
 from ctxkeep.bench.logs import log_sessions, transcript_lines, write_log
+from ctxkeep.bench.timing import best_of, mb_per_s
 
 __all__ = [
     "DEFAULT_SIZES_MB",
@@ -49,24 +49,7 @@ __all__ = [
 
 DEFAULT_SIZES_MB: tuple[int, ...] = (1, 10, 100, 1000)
 MB = 1_000_000
-T = TypeVar("T")
 _encode = msgspec.json.Encoder(order="sorted").encode
-
-
-def _best_of(runs: int, func: Callable[[], T]) -> tuple[float, T]:
-    """The fastest wall time of ``runs`` calls (seconds) and the last result."""
-    best = float("inf")
-    result: T | None = None
-    for _ in range(runs):
-        start = time.perf_counter()
-        result = func()
-        best = min(best, time.perf_counter() - start)
-    assert result is not None
-    return best, result
-
-
-def _mb_s(nbytes: int, seconds: float) -> float:
-    return nbytes / MB / seconds if seconds > 0 else float("inf")
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,11 +65,11 @@ class Throughput:
 
     @property
     def decode_mb_s(self) -> float:
-        return _mb_s(self.log_bytes, self.decode_seconds)
+        return mb_per_s(self.log_bytes, self.decode_seconds)
 
     @property
     def audit_mb_s(self) -> float:
-        return _mb_s(self.log_bytes, self.audit_seconds)
+        return mb_per_s(self.log_bytes, self.audit_seconds)
 
     @property
     def audit_vs_decode(self) -> float:
@@ -115,7 +98,7 @@ class GrowthPoint:
 
     @property
     def audit_mb_s(self) -> float:
-        return _mb_s(self.log_bytes, self.audit_seconds)
+        return mb_per_s(self.log_bytes, self.audit_seconds)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +112,7 @@ class SweepPoint:
 
     @property
     def mb_s(self) -> float:
-        return _mb_s(self.total_bytes, self.seconds)
+        return mb_per_s(self.total_bytes, self.seconds)
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,8 +176,8 @@ def throughput(workdir: Path, size_mb: float = 20, *, runs: int = 3) -> Throughp
     """Audit vs decode vs compact-audit on one Claude Code log of about ``size_mb``."""
     log = workdir / "throughput.jsonl"
     nbytes, count = write_log(log, int(size_mb * MB))
-    decode_s, _ = _best_of(runs, lambda: _decode_file(log))
-    audit_s, result = _best_of(runs, lambda: _audit_file(log))
+    decode_s, _ = best_of(runs, lambda: _decode_file(log))
+    audit_s, result = best_of(runs, lambda: _audit_file(log))
     compactions = result.sessions[0].compactions.started if result.sessions else 0
     peer = _compact_audit()
     peer_s: float | None = None
@@ -219,7 +202,7 @@ def throughput(workdir: Path, size_mb: float = 20, *, runs: int = 3) -> Throughp
                 dropped += int(report["dropped_count"])
             return dropped
 
-        peer_s, _ = _best_of(runs, run_peer)
+        peer_s, _ = best_of(runs, run_peer)
         peer_state = "installed"
     return Throughput(nbytes, compactions, decode_s, audit_s, peer_s, peer_state)
 
@@ -288,7 +271,7 @@ def sweep_scaling(
         total += nbytes
     points = []
     for j in jobs:
-        seconds, _ = _best_of(1, lambda j=j: sweep([folder], jobs=j))  # type: ignore[misc]
+        seconds, _ = best_of(1, lambda j=j: sweep([folder], jobs=j))  # type: ignore[misc]
         points.append(SweepPoint(j, files, total, seconds))
     return tuple(points)
 
@@ -312,8 +295,8 @@ def _time_compaction(
     tokens = sum(message_tokens(m) for m in messages)
     target = int(tokens * budget)
     runs = 3 if len(messages) <= 10_000 else 1
-    trunc_s, _ = _best_of(runs, lambda: recency_truncation(messages, task, target))
-    ours_s, _ = _best_of(
+    trunc_s, _ = best_of(runs, lambda: recency_truncation(messages, task, target))
+    ours_s, _ = best_of(
         runs, lambda: compact(messages, task, target_tokens=target, scorer="lexical")
     )
     return CompactionPoint(len(messages), tokens, ours_s, trunc_s)
