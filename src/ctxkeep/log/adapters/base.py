@@ -8,6 +8,7 @@ problem goes into ``Session.problems`` with its line.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -20,9 +21,9 @@ from ctxkeep.log.model import (
     Prune,
     Session,
 )
-from ctxkeep.log.source import Head
+from ctxkeep.log.source import Head, Record, iter_records
 
-__all__ = ["Adapter", "ReadOptions", "SessionBuilder", "as_int", "as_str"]
+__all__ = ["Adapter", "ReadOptions", "SessionBuilder", "as_int", "as_str", "iter_objects"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,3 +126,15 @@ class SessionBuilder:
             hooks_unrecorded=self.hooks_unrecorded,
             session_id=self.session_id,
         )
+
+
+def iter_objects(path: Path, builder: SessionBuilder) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Each JSON object of a JSONL file with its 1-based line; an unreadable line or a
+    value that is not an object becomes a located problem in ``builder``."""
+    for item in iter_records(path):
+        if not isinstance(item, Record):
+            builder.problems.append(item)
+        elif isinstance(item.value, dict):
+            yield item.line, item.value
+        else:
+            builder.problem(item.line, "record is not a JSON object")

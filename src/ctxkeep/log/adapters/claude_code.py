@@ -46,7 +46,7 @@ from typing import Any
 
 import msgspec
 
-from ctxkeep.log.adapters.base import ReadOptions, SessionBuilder, as_int, as_str
+from ctxkeep.log.adapters.base import ReadOptions, SessionBuilder, as_int, as_str, iter_objects
 from ctxkeep.log.model import (
     Compaction,
     CompactionStatus,
@@ -55,7 +55,7 @@ from ctxkeep.log.model import (
     Prune,
     Session,
 )
-from ctxkeep.log.source import Head, Record, iter_records
+from ctxkeep.log.source import Head
 
 __all__ = ["ADAPTER", "NAME", "injected_kind_of_user_text"]
 
@@ -260,15 +260,7 @@ class _ClaudeCodeAdapter:
         )
         b = st.b
         parents = st.parents
-        for item in iter_records(path):
-            if not isinstance(item, Record):
-                b.problems.append(item)
-                continue
-            rec = item.value
-            line = item.line
-            if not isinstance(rec, dict):
-                b.problem(line, "record is not a JSON object")
-                continue
+        for line, rec in iter_objects(path, b):
             uuid = rec.get("uuid")
             if isinstance(uuid, str):
                 if uuid in parents:

@@ -73,9 +73,9 @@ from typing import Any
 
 import msgspec
 
-from ctxkeep.log.adapters.base import ReadOptions, SessionBuilder, as_int, as_str
+from ctxkeep.log.adapters.base import ReadOptions, SessionBuilder, as_int, as_str, iter_objects
 from ctxkeep.log.model import Compaction, CompactionStatus, Event, EventKind, Session
-from ctxkeep.log.source import Head, Record, decode_json, iter_records
+from ctxkeep.log.source import Head, decode_json
 
 __all__ = ["ADAPTER", "NAME", "context_tokens", "injected_kind_of_user_text"]
 
@@ -584,15 +584,7 @@ class _CodexAdapter:
     def read(self, path: Path, display_path: str, options: ReadOptions) -> Session:
         reader = _Reader(SessionBuilder(display_path, NAME))
         b = reader.b
-        for item in iter_records(path):
-            if not isinstance(item, Record):
-                b.problems.append(item)
-                continue
-            rec = item.value
-            line = item.line
-            if not isinstance(rec, dict):
-                b.problem(line, "record is not a JSON object")
-                continue
+        for line, rec in iter_objects(path, b):
             kind = rec.get("type")
             payload = rec.get("payload")
             if not _named(kind, _RECORD_TYPES):

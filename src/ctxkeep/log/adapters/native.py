@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from ctxkeep.log.adapters.base import ReadOptions, SessionBuilder, as_int, as_str
+from ctxkeep.log.adapters.base import ReadOptions, SessionBuilder, as_int, as_str, iter_objects
 from ctxkeep.log.model import (
     Compaction,
     CompactionStatus,
@@ -23,7 +23,7 @@ from ctxkeep.log.model import (
     Session,
     ranges_to_seqs,
 )
-from ctxkeep.log.source import Head, Record, iter_records
+from ctxkeep.log.source import Head
 
 __all__ = ["ADAPTER", "NAME"]
 
@@ -78,15 +78,7 @@ class _NativeAdapter:
         starts: dict[str, _Start] = {}
         ends: dict[str, _End] = {}
         order: list[str] = []
-        for item in iter_records(path):
-            if not isinstance(item, Record):
-                b.problems.append(item)
-                continue
-            rec = item.value
-            line = item.line
-            if not isinstance(rec, dict):
-                b.problem(line, "record is not a JSON object")
-                continue
+        for line, rec in iter_objects(path, b):
             kind = as_str(rec.get("type"))  # a list or object here is just not a type
             if kind == "session":
                 b.session_id = as_str(rec.get("id"))
