@@ -87,8 +87,8 @@ def test_usage_errors_and_unreadable_input_exit_2(tmp_path: Path) -> None:
     (tmp_path / "junk.json").write_text('{"not": "a log"}', encoding="utf-8")
     junk = run_cli("audit", "junk.json", "missing.jsonl", cwd=tmp_path)
     assert junk.returncode == 2
-    assert "problem: junk.json:0:" in junk.stdout
-    assert "problem: missing.jsonl:0: no such file or directory" in junk.stdout
+    assert "problem: junk.json: not a session log" in junk.stdout
+    assert "problem: missing.jsonl: no such file or directory" in junk.stdout
     (tmp_path / "ctxkeep.toml").write_text("fail_on = 'error'\n", encoding="utf-8")
     bad_config = run_cli("audit", "s.jsonl", cwd=tmp_path)
     assert bad_config.returncode == 2

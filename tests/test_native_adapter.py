@@ -107,4 +107,5 @@ def test_show_exits_2_when_nothing_is_readable(tmp_path: Path) -> None:
     empty.write_bytes(b"")
     proc = run_cli("show", str(empty))
     assert proc.returncode == 2
-    assert "empty file" in proc.stdout
+    # a whole-file problem names the file alone, not a line 0 no editor can open
+    assert f"problem: {empty}: empty file" in proc.stdout

@@ -16,6 +16,7 @@ import msgspec
 
 from ctxkeep.cli import exit_codes
 from ctxkeep.cli.options import text_or_json_option
+from ctxkeep.log.model import located
 from ctxkeep.log.source import Record, iter_records, read_whole
 from ctxkeep.verify.validity import Api
 
@@ -37,7 +38,7 @@ def _load(path: Path) -> tuple[list[Any] | None, str | None]:
     messages: list[Any] = []
     for item in iter_records(path):
         if not isinstance(item, Record):
-            return None, f"{path}:{item.line}: {item.reason}"
+            return None, f"{located(str(path), item.line)}: {item.reason}"
         messages.append(item.value)
     if not messages:
         return None, f"{path}:0: no messages"

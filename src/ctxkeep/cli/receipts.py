@@ -11,6 +11,7 @@ import click
 
 from ctxkeep.cli import exit_codes
 from ctxkeep.cli.options import text_or_json_option
+from ctxkeep.log.model import located
 
 
 def _run_summary(run: Any) -> dict[str, Any]:
@@ -68,7 +69,7 @@ def receipts_command(path: str, output: str) -> None:
             click.echo(f"    reasons: {reasons}")
             if r["degraded"]:
                 click.echo(f"    DEGRADED: {r['degraded']}")
-        for p in problems:
-            click.echo(f"  problem: {path}:{p['line']}: {p['reason']}")
+        for line, reason in file.problems:
+            click.echo(f"  problem: {located(path, line)}: {reason}")
     if not runs:
         sys.exit(exit_codes.USAGE)

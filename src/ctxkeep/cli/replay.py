@@ -8,6 +8,7 @@ import click
 
 from ctxkeep.cli import exit_codes
 from ctxkeep.cli.compact import fail, read_messages, report_problems, stats_line, write_messages
+from ctxkeep.log.model import located
 
 
 @click.command("replay")
@@ -62,7 +63,7 @@ def replay_command(
 
     file_receipts = read_receipts(receipts)
     for line, reason in file_receipts.problems:
-        click.echo(f"ctxkeep: warning: {receipts}:{line}: {reason}", err=True)
+        click.echo(f"ctxkeep: warning: {located(str(receipts), line)}: {reason}", err=True)
     if file_receipts.run(run_id) is None:
         wanted = f"run {run_id}" if run_id else "trusted run"
         fail(f"{receipts}: no {wanted} to replay")

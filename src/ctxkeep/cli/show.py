@@ -10,7 +10,7 @@ import msgspec
 from ctxkeep.cli import exit_codes
 from ctxkeep.cli.options import log_format_option, summary_index_option, text_or_json_option
 from ctxkeep.log.adapters import ReadOptions
-from ctxkeep.log.model import Session
+from ctxkeep.log.model import Session, located
 from ctxkeep.log.reader import discover, read_session
 from ctxkeep.summary import session_overview
 
@@ -38,7 +38,7 @@ def _text(session: Session) -> str:
     if not session.compactions:
         lines.append("  no compactions")
     for p in session.problems:
-        lines.append(f"  problem: {session.path}:{p.line}: {p.reason}")
+        lines.append(f"  problem: {located(session.path, p.line)}: {p.reason}")
     return "\n".join(lines)
 
 

@@ -36,6 +36,7 @@ from ctxkeep.compactor.summary import (
     summary_text,
 )
 from ctxkeep.extract import extract_constraints
+from ctxkeep.log.model import located
 from ctxkeep.scorers import (
     Candidate,
     Score,
@@ -776,7 +777,7 @@ def _load_run(receipts: Any, run_id: str | None) -> tuple[ReceiptRun | None, lis
     if isinstance(receipts, ReceiptRun):
         return receipts, []
     file = receipts if isinstance(receipts, ReceiptFile) else read_receipts(receipts)
-    notes = [f"{file.path}:{line}: {reason}" for line, reason in file.problems]
+    notes = [f"{located(str(file.path), line)}: {reason}" for line, reason in file.problems]
     run = file.run(run_id)
     if run is None:
         wanted = f"run {run_id!r}" if run_id else "trusted run"

@@ -22,6 +22,7 @@ __all__ = [
     "ParseProblem",
     "Prune",
     "Session",
+    "located",
     "ranges_to_seqs",
     "seqs_to_ranges",
 ]
@@ -127,10 +128,18 @@ class Prune:
 
 @dataclass(frozen=True, slots=True)
 class ParseProblem:
-    """Something in the source that could not be read; the rest was read."""
+    """Something in the source that could not be read; the rest was read.
+
+    ``line`` is 1-based; 0 means the problem is the whole file (missing, empty, a folder).
+    """
 
     line: int
     reason: str
+
+
+def located(path: str, line: int) -> str:
+    """``path:line`` as editors and terminals link it, or just ``path`` for line 0."""
+    return f"{path}:{line}" if line > 0 else path
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ctxkeep.findings import Confidence, Finding, Severity
+from ctxkeep.log.model import located
 
 if TYPE_CHECKING:  # the engine (and the extractors under it) load only when auditing
     from ctxkeep.engine import AuditResult, CompactionCounts, PeakContext, SessionAudit
@@ -79,7 +80,7 @@ def render(result: AuditResult) -> str:
         lines.extend(_session(s))
         lines.append("")
     for p in result.problems:
-        lines.append(f"problem: {p.path}:{p.line}: {p.reason}")
+        lines.append(f"problem: {located(p.path, p.line)}: {p.reason}")
     if result.problems:
         lines.append("")
     counts = {level: sum(s.count(level) for s in result.sessions) for level in Severity}
