@@ -133,8 +133,9 @@ def default_task(messages: list[Any]) -> str:
 
 
 def scorer_options(func: F) -> F:
-    """``--scorer``, ``--url``, ``--model``, ``--timeout`` (the key: CTXKEEP_SCORE_KEY only,
-    so it never shows in a process listing or shell history)."""
+    """The scoring options of score and compact: ``--scorer``, ``--url``,
+    ``--model``, ``--timeout``, ``--batch-size``, ... (the key: CTXKEEP_SCORE_KEY only, so
+    it never shows in a process listing or shell history)."""
     from ctxkeep.scorers import scorer_names
 
     options = [
@@ -158,6 +159,13 @@ def scorer_options(func: F) -> F:
             type=click.FloatRange(min=0, min_open=True),
             default=None,
             help="Seconds per scorer request [env CTXKEEP_SCORE_TIMEOUT, default 10].",
+        ),
+        click.option(
+            "--batch-size",
+            type=click.IntRange(min=1),
+            default=8,
+            show_default=True,
+            help="Messages per request to a remote scorer.",
         ),
         click.option(
             "--task", default=None, help="What the work is about [default: the first user message]."
@@ -254,13 +262,6 @@ def same_file(a: str, b: str) -> bool:
     default=0.35,
     show_default=True,
     help="Keep messages the scorer is less sure about than this.",
-)
-@click.option(
-    "--batch-size",
-    type=click.IntRange(min=1),
-    default=8,
-    show_default=True,
-    help="Messages per request to a remote scorer.",
 )
 @click.option(
     "--summary-bytes",

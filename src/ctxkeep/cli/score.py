@@ -23,13 +23,6 @@ _PREVIEW = 60
 @click.command("score")
 @click.argument("file", type=str)
 @scorer_options
-@click.option(
-    "--batch-size",
-    type=click.IntRange(min=1),
-    default=8,
-    show_default=True,
-    help="Messages per request to a remote scorer.",
-)
 @text_or_json_option
 def score_command(
     file: str,

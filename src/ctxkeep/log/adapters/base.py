@@ -23,7 +23,15 @@ from ctxkeep.log.model import (
 )
 from ctxkeep.log.source import Head, Record, iter_records
 
-__all__ = ["Adapter", "ReadOptions", "SessionBuilder", "as_int", "as_str", "iter_objects"]
+__all__ = [
+    "Adapter",
+    "PrefixKinds",
+    "ReadOptions",
+    "SessionBuilder",
+    "as_int",
+    "as_str",
+    "iter_objects",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,3 +146,27 @@ def iter_objects(path: Path, builder: SessionBuilder) -> Iterator[tuple[int, dic
             yield item.line, item.value
         else:
             builder.problem(item.line, "record is not a JSON object")
+
+
+class PrefixKinds:
+    """The kind of injected context a text is, told by how it opens.
+
+    Harnesses write re-injected context (reminders, environment snapshots, command
+    records) as ``user`` messages; each adapter lists the openings it knows, in order.
+    A set of first characters rejects most real user text before any ``startswith``.
+    """
+
+    __slots__ = ("_first", "_prefixes")
+
+    def __init__(self, prefixes: tuple[tuple[str, str], ...]) -> None:
+        self._prefixes = prefixes
+        self._first = frozenset(prefix[0] for prefix, _ in prefixes)
+
+    def kind_of(self, text: str) -> str | None:
+        """The kind of the first prefix ``text`` starts with, or None for real input."""
+        if not text or text[0] not in self._first:
+            return None
+        for prefix, kind in self._prefixes:
+            if text.startswith(prefix):
+                return kind
+        return None

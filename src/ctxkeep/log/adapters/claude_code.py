@@ -46,7 +46,14 @@ from typing import Any
 
 import msgspec
 
-from ctxkeep.log.adapters.base import ReadOptions, SessionBuilder, as_int, as_str, iter_objects
+from ctxkeep.log.adapters.base import (
+    PrefixKinds,
+    ReadOptions,
+    SessionBuilder,
+    as_int,
+    as_str,
+    iter_objects,
+)
 from ctxkeep.log.model import (
     Compaction,
     CompactionStatus,
@@ -95,7 +102,7 @@ _INJECTED_PREFIXES: tuple[tuple[str, str], ...] = (
     ("<bash-stdout>", "bash-output"),
     ("<bash-stderr>", "bash-output"),
 )
-_INJECTED_FIRST_CHARS = frozenset(p[0][0] for p in _INJECTED_PREFIXES)
+_INJECTED = PrefixKinds(_INJECTED_PREFIXES)
 
 _REMINDER_OPEN = "<system-reminder>"
 _REMINDER_CLOSE = "</system-reminder>"
@@ -111,12 +118,7 @@ def injected_kind_of_user_text(text: str) -> str | None:
     interruption notes and system reminders as ``user`` records; counting them as the
     person's words made re-injected reminders look like lost constraints.
     """
-    if not text or text[0] not in _INJECTED_FIRST_CHARS:
-        return None
-    for prefix, kind in _INJECTED_PREFIXES:
-        if text.startswith(prefix):
-            return kind
-    return None
+    return _INJECTED.kind_of(text)
 
 
 def command_args(text: str) -> str | None:

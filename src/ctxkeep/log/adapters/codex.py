@@ -73,7 +73,14 @@ from typing import Any
 
 import msgspec
 
-from ctxkeep.log.adapters.base import ReadOptions, SessionBuilder, as_int, as_str, iter_objects
+from ctxkeep.log.adapters.base import (
+    PrefixKinds,
+    ReadOptions,
+    SessionBuilder,
+    as_int,
+    as_str,
+    iter_objects,
+)
 from ctxkeep.log.model import Compaction, CompactionStatus, Event, EventKind, Session
 from ctxkeep.log.source import Head, decode_json
 
@@ -93,7 +100,7 @@ _INJECTED_PREFIXES: tuple[tuple[str, str], ...] = (
     ("<user_shell_command>", "user-shell-command"),
     ("<turn_aborted>", "turn-aborted"),
 )
-_INJECTED_FIRST_CHARS = frozenset(p[0][0] for p in _INJECTED_PREFIXES)
+_INJECTED = PrefixKinds(_INJECTED_PREFIXES)
 _TEXT_PART_TYPES = frozenset({"input_text", "output_text", "text"})
 _OPAQUE_ITEM_TYPES = frozenset({"compaction", "compaction_summary"})
 _EXIT_CODE = re.compile(r"^(?:Exit code:|Process exited with code) (-?\d+)\s*$", re.MULTILINE)
@@ -116,13 +123,7 @@ def injected_kind_of_user_text(text: str) -> str | None:
     as ``user`` messages; counting them as the person's words would make re-injected
     context look like lost constraints.
     """
-    stripped = text.lstrip()
-    if not stripped or stripped[0] not in _INJECTED_FIRST_CHARS:
-        return None
-    for prefix, kind in _INJECTED_PREFIXES:
-        if stripped.startswith(prefix):
-            return kind
-    return None
+    return _INJECTED.kind_of(text.lstrip())
 
 
 def context_tokens(usage: Any) -> int | None:
