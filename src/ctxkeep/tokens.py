@@ -51,7 +51,9 @@ def token_method() -> TokenMethod:
 
 def estimate_tokens(text: str) -> int:
     """The labelled estimate: UTF-8 bytes divided by four, rounded up."""
-    return (len(text.encode("utf-8", "surrogatepass")) + 3) // 4
+    # an ASCII string's length is its UTF-8 size, known without encoding a copy
+    size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+    return (size + 3) // 4
 
 
 def count_tokens(text: str) -> int:

@@ -66,3 +66,53 @@ def test_windowed_marker_scan_equals_a_full_scan(text: str) -> None:
     from ctxkeep.extract.constraints import _MARKER, _marker_matches
 
     assert [m.span() for m in _marker_matches(text)] == [m.span() for m in _MARKER.finditer(text)]
+
+
+def _reference_contains(texts: list[str], identifier_text: str, kind: str) -> bool:
+    """The lookup as it was before the speed work: every spelling, one joined haystack."""
+    from ctxkeep.extract.identifiers import Identifier, _Form, _lookup_forms, _occurs
+
+    identifier = Identifier(identifier_text, kind, 0, len(identifier_text))
+    text = "\x00".join(texts)
+    for form in _lookup_forms(identifier):
+        haystack = text.lower() if form.ignore_case else text
+        needle = form.needle.lower() if form.ignore_case else form.needle
+        if _occurs(haystack, _Form(needle, False, form.left_edge, form.right_edge)):
+            return True
+    if kind == "symbol":
+        parts = identifier_text.split("(", 1)[0].split(".")
+        if len(parts) >= 2:
+            return all(_occurs(text, _Form(part)) for part in parts if part)
+    return False
+
+
+SOURCE_PIECES = st.sampled_from(
+    ["src/a.py", "/work/src/a.py", "a.py:12", "b/src/a.py", "parse()", "parse", "Parser",
+     "Parser.parse", "xparse", "parse_x", "PR #12", "#12", "issues/12", "V1.2.3", "v1.2.3",
+     "1.2.3", "HTTPS://X.org/a/", "x.org/a", "$HOME", "${HOME}", "HOME", "3F1C9A0E11",
+     "localhost:8080", "8080", "C:\\Src\\A.py", "接口", "—", " ", "\n", "(", ".", "/", "_"]
+)  # fmt: skip
+SOURCE_TEXT = st.lists(st.one_of(SOURCE_PIECES, st.text(max_size=2)), max_size=8).map("".join)
+
+
+@settings(max_examples=400)
+@given(st.lists(SOURCE_TEXT, max_size=4), st.lists(SOURCE_TEXT, max_size=4), SOURCE_TEXT)
+def test_source_lookup_equals_the_plain_one(
+    texts: list[str], bulk: list[str], summary: str
+) -> None:
+    # Fewer spellings (the implied ones dropped), tiers, ASCII apart: the same answers.
+    index = SourceIndex(texts, bulk=bulk)
+    for identifier in extract_identifiers(summary):
+        expected = _reference_contains(texts + bulk, identifier.text, identifier.kind)
+        assert index.contains(identifier) is expected, identifier
+
+
+@settings(max_examples=300)
+@given(TEXT)
+def test_lower_case_cues_equal_the_case_blind_ones_on_ascii(text: str) -> None:
+    from ctxkeep.extract.constraints import _CUES, _LOWER_CUES
+
+    ascii_text = text.encode("ascii", "ignore").decode()
+    for kind, cue in _CUES.items():
+        found = cue.search(ascii_text) is not None
+        assert (_LOWER_CUES[kind].search(ascii_text.lower()) is not None) is found

@@ -91,7 +91,7 @@ def normalise_word(word: str) -> str:
 
 
 def word_set(text: str) -> frozenset[str]:
-    return frozenset(normalise_word(m.group()) for m in ASCII_WORD.finditer(text))
+    return frozenset(map(normalise_word, ASCII_WORD.findall(text)))
 
 
 def bigrams(run: str) -> set[str]:

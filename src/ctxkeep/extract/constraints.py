@@ -352,6 +352,9 @@ _CUES = {
         re.IGNORECASE,
     ),
 }
+# The same cues without IGNORECASE, for lower-cased ASCII text: the same matches there
+# (every literal above is lower case) at two thirds of the cost.
+_LOWER_CUES = {kind: re.compile(cue.pattern) for kind, cue in _CUES.items()}
 # near-verbatim: this share of the constraint's token trigrams appear in the summary
 _VERBATIM_SHARE = 0.8
 # Which cues can carry a constraint of each kind in a summary. A scope restriction is also
@@ -389,9 +392,16 @@ def _summary_view(summary: str) -> _SummaryView:
     """Everything the survival test needs from one summary, computed once per summary."""
     squashed = squash(summary)
     windows = []
+    lowered = summary.lower() if summary.isascii() else None
     for start, end in sentence_spans(summary):
         sentence = summary[start:end]
-        kinds = frozenset(str(k) for k, cue in _CUES.items() if cue.search(sentence))
+        if lowered is None:
+            kinds = frozenset(str(k) for k, cue in _CUES.items() if cue.search(sentence))
+        else:
+            probe = lowered[start:end]
+            kinds = frozenset(str(k) for k, cue in _LOWER_CUES.items() if cue.search(probe))
+        if not kinds:
+            continue  # a sentence with no marker carries no constraint: never a window
         windows.append(_Window(sentence, word_set(sentence), cjk_bigrams(sentence), kinds))
     return _SummaryView(squashed, frozenset(_shingles(squashed.split(" "))), tuple(windows))
 

@@ -373,6 +373,60 @@ def _lookup_forms(identifier: Identifier) -> Iterator[_Form]:
         yield _Form(text.split("(", 1)[0])
 
 
+def _implies(longer: _Form, shorter: _Form) -> bool:
+    """Whether every occurrence of ``longer`` holds an occurrence of ``shorter``.
+
+    ``shorter`` sits inside ``longer`` (in ``shorter``'s case mode) where its own edge
+    checks are met by ``longer``'s characters, or by ``longer``'s edge checks where the
+    two share an end. Only ASCII needles are compared, where lower-casing keeps offsets.
+    """
+    if longer == shorter or not (longer.needle.isascii() and shorter.needle.isascii()):
+        return False
+    if longer.ignore_case and not shorter.ignore_case:
+        return False
+    outer, inner = longer.needle, shorter.needle
+    if shorter.ignore_case:
+        outer, inner = outer.lower(), inner.lower()
+    if not inner:
+        return False
+    check_left = shorter.left_edge and inner[0] in _WORD_CHARS
+    check_right = shorter.right_edge and inner[-1] in _WORD_CHARS
+    offset = outer.find(inner)
+    while offset >= 0:
+        end = offset + len(inner)
+        left_ok = not check_left or (
+            outer[offset - 1] not in _WORD_CHARS if offset > 0 else longer.left_edge
+        )
+        right_ok = not check_right or (
+            outer[end] not in _WORD_CHARS if end < len(outer) else longer.right_edge
+        )
+        if left_ok and right_ok:
+            return True
+        offset = outer.find(inner, offset + 1)
+    return False
+
+
+def _minimal_forms(forms: list[_Form]) -> list[_Form]:
+    """``forms`` without those another one implies (:func:`_implies`), first kept.
+
+    Any spelling found settles the lookup, so a spelling that cannot occur without a
+    shorter one occurring is only a second scan of the sources: ``parse()`` beside
+    ``parse``, ``src/a.py:12`` beside ``src/a.py``, every longer tail of a path beside its
+    two-segment tail. An absent ``parse()`` costs a scan to the end of the sources even
+    where ``parse`` is found at once (26k-event log: see benchmarks/audit_speed.py).
+    """
+    unique = list(dict.fromkeys(forms))
+    return [
+        form
+        for i, form in enumerate(unique)
+        if not any(
+            _implies(form, other) and not (_implies(other, form) and j > i)
+            for j, other in enumerate(unique)
+            if j != i
+        )
+    ]
+
+
 def _lookup_core(identifier: Identifier) -> tuple[str, bool]:
     """A substring that every spelling from :func:`_lookup_forms` contains (and whether
     to compare it lower-cased): the last path segment, an issue or port number, the
@@ -397,6 +451,24 @@ def _lookup_core(identifier: Identifier) -> tuple[str, bool]:
     return max(parts, key=len), False
 
 
+class _Haystack:
+    """Texts joined once, and their lower-case copy made when first asked for."""
+
+    __slots__ = ("_lower", "text")
+
+    def __init__(self, texts: list[str]) -> None:
+        # NUL never occurs in text and stops a match from spanning two sources
+        self.text = "\x00".join(texts)
+        self._lower: str | None = None
+
+    def of(self, ignore_case: bool) -> str:
+        if not ignore_case:
+            return self.text
+        if self._lower is None:
+            self._lower = self.text.lower()
+        return self._lower
+
+
 class SourceIndex:
     """The sources of one summary, joined once, searched with ``str.find``.
 
@@ -407,42 +479,53 @@ class SourceIndex:
     version; ``$``/``${}`` around an env var; a short hash against the full one; the many
     spellings of an issue number; the ``()`` after a call. A dotted symbol is also found
     when each of its parts is (``Parser.parse`` from ``class Parser`` and ``def parse``).
+
+    ``texts`` are searched first, then ``bulk`` (the answer is the same in any order; a
+    lookup ends sooner when the likely texts come first). ``bulk`` is joined in two:
+    its ASCII texts apart from the others, as one Chinese sentence would otherwise
+    widen megabytes of ASCII tool output to two bytes a character, which makes joining
+    twice and lower-casing ten times as slow (26k-event benchmark log: lower-casing the
+    sources 184 ms -> see benchmarks/audit_speed.py).
     """
 
-    __slots__ = ("_lower", "_text")
+    __slots__ = ("_haystacks",)
 
-    def __init__(self, texts: Iterable[str]) -> None:
-        # NUL never occurs in text and stops a match from spanning two sources
-        self._text = "\x00".join(texts)
-        self._lower: str | None = None
-
-    def _haystack(self, ignore_case: bool) -> str:
-        if not ignore_case:
-            return self._text
-        if self._lower is None:
-            self._lower = self._text.lower()
-        return self._lower
+    def __init__(self, texts: Iterable[str], bulk: Iterable[str] = ()) -> None:
+        narrow: list[str] = []
+        wide: list[str] = []
+        for text in bulk:
+            (narrow if text.isascii() else wide).append(text)
+        groups = (list(texts), narrow, wide)
+        self._haystacks = tuple(_Haystack(group) for group in groups if group)
 
     def contains(self, identifier: Identifier) -> bool:
         """Whether ``identifier`` appears in the sources (see the class docstring)."""
         core, ignore_case = _lookup_core(identifier)
-        first = self._haystack(ignore_case).find(core) if core else 0
-        if first < 0:
-            # every spelling contains the core: one scan settles an absent identifier
-            return False
-        for form in _lookup_forms(identifier):
-            needle = form.needle.lower() if form.ignore_case else form.needle
-            # No spelling can start before the core's first occurrence less its own
-            # length: the scan resumes there instead of rereading megabytes of sources.
-            start = max(0, first - len(needle)) if form.ignore_case == ignore_case else 0
-            if _occurs(
-                self._haystack(form.ignore_case),
-                _Form(needle, False, form.left_edge, form.right_edge),
-                start,
-            ):
-                return True
+        forms: list[_Form] | None = None
+        for haystack in self._haystacks:
+            first = haystack.of(ignore_case).find(core) if core else 0
+            if first < 0:
+                # every spelling contains the core: one scan settles an absent identifier
+                continue
+            if forms is None:
+                forms = _minimal_forms(list(_lookup_forms(identifier)))
+            for form in forms:
+                needle = form.needle.lower() if form.ignore_case else form.needle
+                # No spelling can start before the core's first occurrence less its own
+                # length: the scan resumes there instead of rereading megabytes of sources.
+                start = max(0, first - len(needle)) if form.ignore_case == ignore_case else 0
+                if _occurs(
+                    haystack.of(form.ignore_case),
+                    _Form(needle, False, form.left_edge, form.right_edge),
+                    start,
+                ):
+                    return True
         if identifier.kind == "symbol":
             parts = identifier.text.split("(", 1)[0].split(".")
             if len(parts) >= 2:
-                return all(_occurs(self._text, _Form(part)) for part in parts if part)
+                return all(
+                    any(_occurs(h.text, _Form(part)) for h in self._haystacks)
+                    for part in parts
+                    if part
+                )
         return False
