@@ -208,8 +208,11 @@ def claude_code_lines(
             yield line
         if since_compaction >= compact_every:
             since_compaction = 0
+            # as Claude Code writes it (FORMATS.md): the boundary starts a new chain
+            # (parentUuid null) and points back through logicalParentUuid
             boundary = w.record(
                 "system",
+                parentUuid=None,
                 subtype="compact_boundary",
                 content="Conversation compacted",
                 logicalParentUuid=w.parent,

@@ -8,7 +8,7 @@ the lines after it are still read. Nothing here writes.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,12 +60,20 @@ def _problem_for_path(path: Path) -> ParseProblem | None:
     return None
 
 
-def iter_records(path: Path) -> Iterator[Record | ParseProblem]:
+def iter_records(
+    path: Path, decoder: msgspec.json.Decoder[Any] | None = None
+) -> Iterator[Record | ParseProblem]:
     """Yield each line of a JSONL file as a :class:`Record` or a :class:`ParseProblem`.
 
     Blank lines are skipped. A file with NUL bytes in its first kilobytes is reported as
     binary and not read further; an empty file yields one problem.
+
+    ``decoder`` (typed, e.g. a ``msgspec.Struct`` of the fields an adapter reads) is
+    tried first on every line; a line it rejects is decoded untyped, so a record of
+    another shape is still yielded (as a plain value) and a broken line gets the same
+    reason either way.
     """
+    decode = (decoder or _decoder).decode
     problem = _problem_for_path(path)
     if problem is not None:
         yield problem
@@ -90,19 +98,28 @@ def iter_records(path: Path) -> Iterator[Record | ParseProblem]:
             stripped = raw.strip()
             if not stripped:
                 continue
-            try:
-                yield Record(lineno, _decoder.decode(stripped))
-            except (msgspec.DecodeError, RecursionError) as exc:
-                if not raw.endswith(b"\n") and isinstance(exc, msgspec.DecodeError):
-                    reason = "truncated last line (no newline, incomplete JSON)"
-                else:
-                    try:
-                        decode_json(stripped)
-                    except ValueError as err:
-                        reason = str(err)
-                    else:  # pragma: no cover - the decoder is deterministic
-                        reason = "invalid JSON"
-                yield ParseProblem(lineno, reason)
+            yield _decode_line(decode, decoder is not None, lineno, raw, stripped)
+
+
+def _decode_line(
+    decode: Callable[[bytes], Any], typed: bool, lineno: int, raw: bytes, stripped: bytes
+) -> Record | ParseProblem:
+    try:
+        return Record(lineno, decode(stripped))
+    except (msgspec.DecodeError, RecursionError) as exc:
+        error: Exception = exc
+    if typed:  # another shape than the adapter's fields, or broken: decode it untyped
+        try:
+            return Record(lineno, _decoder.decode(stripped))
+        except (msgspec.DecodeError, RecursionError) as exc:
+            error = exc
+    if not raw.endswith(b"\n") and isinstance(error, msgspec.DecodeError):
+        return ParseProblem(lineno, "truncated last line (no newline, incomplete JSON)")
+    try:
+        decode_json(stripped)
+    except ValueError as err:
+        return ParseProblem(lineno, str(err))
+    return ParseProblem(lineno, "invalid JSON")  # pragma: no cover - deterministic decoder
 
 
 def read_whole(path: Path) -> tuple[Any, ParseProblem | None]:

@@ -8,10 +8,13 @@ problem goes into ``Session.problems`` with its line.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
+
+import msgspec
 
 from ctxkeep.log.model import (
     Compaction,
@@ -136,16 +139,31 @@ class SessionBuilder:
         )
 
 
-def iter_objects(path: Path, builder: SessionBuilder) -> Iterator[tuple[int, dict[str, Any]]]:
+def iter_objects(
+    path: Path, builder: SessionBuilder, fields: type[msgspec.Struct] | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """Each JSON object of a JSONL file with its 1-based line; an unreadable line or a
-    value that is not an object becomes a located problem in ``builder``."""
-    for item in iter_records(path):
+    value that is not an object becomes a located problem in ``builder``.
+
+    ``fields``: a ``msgspec.Struct`` of the top-level keys the adapter reads, each typed
+    ``Any`` with default None. Only those are decoded (the others are skipped unbuilt)
+    and each object comes as a dict of exactly those keys, None where absent.
+    """
+    decoder = _lean_decoder(fields) if fields is not None else None
+    for item in iter_records(path, decoder):
         if not isinstance(item, Record):
             builder.problems.append(item)
+        elif isinstance(item.value, msgspec.Struct):
+            yield item.line, msgspec.structs.asdict(item.value)
         elif isinstance(item.value, dict):
             yield item.line, item.value
         else:
             builder.problem(item.line, "record is not a JSON object")
+
+
+@functools.cache
+def _lean_decoder(fields: type[msgspec.Struct]) -> msgspec.json.Decoder[Any]:
+    return msgspec.json.Decoder(fields)
 
 
 class PrefixKinds:

@@ -233,6 +233,30 @@ class _State:
     pending_compact: bool = False
 
 
+class _Fields(msgspec.Struct):
+    """The top-level keys :meth:`_ClaudeCodeAdapter.read` looks at; every other key is
+    skipped while decoding. ``toolUseResult`` above all: a second copy of each tool's
+    output (a whole file per Read, the original file per Edit), up to half of a real
+    log's bytes, never needed (benchmarks/read_speed.py)."""
+
+    type: Any = None
+    subtype: Any = None
+    uuid: Any = None
+    parentUuid: Any = None
+    logicalParentUuid: Any = None
+    leafUuid: Any = None
+    sessionId: Any = None
+    isSidechain: Any = None
+    isMeta: Any = None
+    isCompactSummary: Any = None
+    message: Any = None
+    content: Any = None
+    data: Any = None
+    operation: Any = None
+    compactMetadata: Any = None
+    microcompactMetadata: Any = None
+
+
 class _ClaudeCodeAdapter:
     name = NAME
 
@@ -262,7 +286,7 @@ class _ClaudeCodeAdapter:
         )
         b = st.b
         parents = st.parents
-        for line, rec in iter_objects(path, b):
+        for line, rec in iter_objects(path, b, _Fields):
             uuid = rec.get("uuid")
             if isinstance(uuid, str):
                 if uuid in parents:
