@@ -10,9 +10,10 @@ the same thing everywhere. Every function accepts any object and never raises.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple, TypeGuard
+from typing import Any, Literal, NamedTuple, TypeGuard, cast
 
 import msgspec
 
@@ -331,6 +332,45 @@ class MessageParts(NamedTuple):
     result_ids: tuple[str, ...]
 
 
+_new_parts = cast(
+    "Callable[[tuple[Dialect, str | None, str, tuple[str, ...], tuple[str, ...]]], MessageParts]",
+    functools.partial(tuple.__new__, MessageParts),
+)
+"""``MessageParts(*fields)`` without the named tuple's Python-level ``__new__`` (one is
+built per message of long sessions)."""
+
+
+def _plain_calls(
+    content: str | None, raw_calls: Sequence[Any]
+) -> tuple[str, tuple[str, ...]] | None:
+    """``message_text`` and ``tool_call_ids`` of an OpenAI assistant turn whose calls are
+    all plain JSON (``{"id": ..., "function": {"name": str, "arguments": str}}``), or None
+    for any other shape (the general readers handle those).
+
+    A fifth of an agent session's messages are such turns; the general readers decide
+    the dialect and walk the content first (3 us a message instead of 1).
+    """
+    parts = [content] if content else []
+    ids: list[str] = []
+    for call in raw_calls:
+        if type(call) is not dict:
+            return None
+        fn = call.get("function")
+        if type(fn) is not dict:
+            return None
+        name = fn.get("name", "")
+        arguments = fn.get("arguments", "")
+        if type(name) is not str or type(arguments) is not str:
+            return None
+        part = f"{name} {arguments}".strip()
+        if part:
+            parts.append(part)
+        call_id = call.get("id")
+        if isinstance(call_id, str):
+            ids.append(call_id)
+    return "\n".join(parts), tuple(ids)
+
+
 def message_parts(message: Any) -> MessageParts:
     """``dialect_of``, ``message_role``, ``message_text``, ``tool_call_ids`` and
     ``tool_result_ids`` at once, equal to calling each (a test holds it).
@@ -345,20 +385,27 @@ def message_parts(message: Any) -> MessageParts:
         plain_content = content is None or isinstance(content, str)
         if "tool_calls" not in message and "tool_call_id" not in message:
             if isinstance(content, str) and role != "tool":
-                return MessageParts(
-                    "openai" if "role" in message else "unknown",
-                    role if isinstance(role, str) else None,
-                    content,
-                    (),
-                    (),
+                return _new_parts(
+                    (
+                        "openai" if "role" in message else "unknown",
+                        role if isinstance(role, str) else None,
+                        content,
+                        (),
+                        (),
+                    )
                 )
         elif "tool_calls" not in message:
             call_id = message.get("tool_call_id")
             if role == "tool" and isinstance(content, str) and isinstance(call_id, str):
-                return MessageParts("openai", "tool", content, (), (call_id,))
+                return _new_parts(("openai", "tool", content, (), (call_id,)))
         elif plain_content and role != "tool" and "tool_call_id" not in message:
             raw_calls = message.get("tool_calls")
             if _is_list(raw_calls):
+                plain = _plain_calls(content, raw_calls)
+                if plain is not None:
+                    return _new_parts(
+                        ("openai", role if isinstance(role, str) else None, *plain, ())
+                    )
                 return MessageParts(
                     "openai",
                     role if isinstance(role, str) else None,

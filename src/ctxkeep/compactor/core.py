@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import itertools
 import math
 import os
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from operator import itemgetter
+from dataclasses import dataclass, fields
+from itertools import compress
+from operator import attrgetter, itemgetter, methodcaller
 from typing import Any
 
 from ctxkeep._gc import cyclic_gc_paused
-from ctxkeep.compactor.pins import compile_pins
+from ctxkeep.compactor.pins import compile_pins, may_hold_constraints
 from ctxkeep.compactor.receipts import (
     ReceiptFile,
     ReceiptRun,
@@ -27,7 +29,7 @@ from ctxkeep.compactor.receipts import (
     read_receipts,
     receipt_block,
 )
-from ctxkeep.compactor.result import CompactionResult, CompactionStats, Decision
+from ctxkeep.compactor.result import CompactionResult, CompactionStats, decisions_from_columns
 from ctxkeep.compactor.segment import Segment, Unit, group_units, segment_messages
 from ctxkeep.compactor.summary import (
     conversation_dialect,
@@ -50,6 +52,16 @@ from ctxkeep.scorers.recency import recency_score
 from ctxkeep.tokens import count_tokens, estimate_tokens, token_method
 
 __all__ = ["compact", "replay"]
+
+_BYTES = attrgetter("bytes")
+_TOKENS = attrgetter("tokens")
+_HASH = attrgetter("hash")
+_INDEX = attrgetter("index")
+_ROLE = attrgetter("role")
+_VALUE = attrgetter("value")
+_CONFIDENCE = attrgetter("confidence")
+_DIALECT = attrgetter("dialect")
+_IS_PINNED = methodcaller("startswith", "pinned:")
 
 _GIVE_UP_AFTER = 3
 """Consecutive failed batches after which the scorer is not asked again this run."""
@@ -182,41 +194,36 @@ def _protect(
     )
     problems.extend(pin_problems)
     n = len(segments)
-    recent_from = n - settings.keep_recent
+    recent_from = max(0, n - settings.keep_recent)
     reasons = [""] * n
-    unpinned: list[int] = []
-    for seg in segments:
-        if seg.role in _SYSTEM_ROLES:
-            reasons[seg.position] = "system"
-        elif seg.position >= recent_from:
-            reasons[seg.position] = "recent"
-        else:
-            unpinned.append(seg.position)
+    reasons[recent_from:] = ["recent"] * (n - recent_from)
+    for i in [i for i, seg in enumerate(segments) if seg.role in _SYSTEM_ROLES]:
+        reasons[i] = "system"
+    unpinned = [i for i in range(recent_from) if not reasons[i]]
+    texts = [segments[i].text for i in unpinned]
     # A message that makes or answers tool calls is tool traffic: the words beside a call
     # narrate it ("Let me read src/x.py"), so only failures pin it.
     prose = [
-        ""
-        if segments[i].calls
-        or segments[i].results
-        or segments[i].is_native_call
-        or segments[i].role == "tool"
-        else segments[i].text
-        for i in unpinned
+        "" if seg.calls or seg.results or seg.is_native_call or seg.role == "tool" else seg.text
+        for seg in map(segments.__getitem__, unpinned)
     ]
-    found = pins.pins_of([segments[i].text for i in unpinned], prose)
-    for i, pin, words in zip(unpinned, found, prose, strict=True):
-        if pin is not None:
-            reasons[i] = f"pinned:{pin}"
-        elif (
-            # The pin pattern sees a marker only where a sentence starts; a user's
-            # constraint is also "错误信息必须保留行号" or "补充两点：禁止…" (subject first,
-            # after a colon). The auditor's extractor, which judges survival, decides.
-            settings.enable_pinning
-            and words
-            and segments[i].role == "user"
-            and extract_constraints(words)
-        ):
-            reasons[i] = "pinned:constraint"
+    found = pins.pins_of(texts, prose)
+    for k in [k for k, pin in enumerate(found) if pin is not None]:
+        reasons[unpinned[k]] = f"pinned:{found[k]}"
+    if settings.enable_pinning:
+        # The pin pattern sees a marker only where a sentence starts; a user's constraint
+        # is also "错误信息必须保留行号" or "补充两点：禁止…" (subject first, after a
+        # colon). The auditor's extractor, which judges survival, decides; it runs only
+        # where one of its markers can be (may_hold_constraints).
+        users = [
+            k
+            for k, (pin, words) in enumerate(zip(found, prose, strict=True))
+            if pin is None and words and segments[unpinned[k]].role == "user"
+        ]
+        cued = may_hold_constraints([prose[k] for k in users])
+        for k, cue in zip(users, cued, strict=True):
+            if cue and extract_constraints(prose[k]):
+                reasons[unpinned[k]] = "pinned:constraint"
     return reasons
 
 
@@ -269,10 +276,10 @@ def _score(
     remote = bool(getattr(scorer, "remote", False))
     per_candidate = bool(getattr(scorer, "per_candidate", False))
     state = _state(task, segments, settings) if remote else task
-    candidates = [
-        Candidate(i, cut_utf8(segments[i].text, QUESTION_BYTES) if remote else segments[i].text, n)
-        for i in to_score
-    ]
+    texts = [segments[i].text for i in to_score]
+    if remote:
+        texts = [cut_utf8(text, QUESTION_BYTES) for text in texts]
+    candidates = list(map(_new_candidate, to_score, texts, itertools.repeat(n)))
     size = settings.batch_size if remote else len(candidates)
     batches = [tuple(candidates[k : k + size]) for k in range(0, len(candidates), size)]
     failed = consecutive = 0
@@ -287,7 +294,9 @@ def _score(
             scores = list(scorer.score(ScoreRequest(task, state, batch)))
             if len(scores) != len(batch):
                 raise ScorerError(f"{len(scores)} scores for {len(batch)} messages")
-            bad = [s for s in scores if not isinstance(s, Score) or not s.is_valid()]
+            # Each distinct object once: a scorer shares one Score for many messages.
+            distinct = dict(zip(map(id, scores), scores, strict=True)).values()
+            bad = [s for s in distinct if not isinstance(s, Score) or not s.is_valid()]
             if bad:
                 raise ScorerError(f"score outside [0, 1]: {bad[0]!r}")
         except ScorerUnavailable as exc:
@@ -310,7 +319,7 @@ def _score(
             result.scorer_tokens += estimate_tokens(state) * calls + sum(
                 estimate_tokens(c.text) for c in batch
             )
-        result.scores.update((c.index, s) for c, s in zip(batch, scores, strict=True))
+        result.scores.update(zip(map(_INDEX, batch), scores, strict=True))
     if failed == len(batches):
         result.degraded_reason = "every batch failed: the whole run is scored by recency"
     elif consecutive >= _GIVE_UP_AFTER:
@@ -321,6 +330,22 @@ def _score(
     elif failed:
         result.degraded_reason = f"{failed} of {len(batches)} batches failed: scored by recency"
     return result
+
+
+_set_candidate_index, _set_candidate_text, _set_candidate_total = (
+    getattr(Candidate, field.name).__set__ for field in fields(Candidate)
+)
+
+
+def _new_candidate(index: int, text: str, total: int) -> Candidate:
+    """``Candidate(index, text, total)`` at half the cost (one per message scored): the
+    slots are set through their descriptors, as the frozen ``__init__`` does through
+    ``object.__setattr__``."""
+    candidate: Candidate = object.__new__(Candidate)
+    _set_candidate_index(candidate, index)
+    _set_candidate_text(candidate, text)
+    _set_candidate_total(candidate, total)
+    return candidate
 
 
 # --- select and build ------------------------------------------------------------------
@@ -338,10 +363,8 @@ class _Budget:
 
 
 def _unit_reason(unit: Unit, own: Sequence[str]) -> str:
-    for i in unit.members:
-        if own[i]:
-            return own[i]
-    return ""
+    """The first protection reason among the unit's members, or ''."""
+    return next(filter(None, map(own.__getitem__, unit.members)), "")
 
 
 def _message_reason(i: int, unit_reason: str, own: Sequence[str], alone: bool) -> str:
@@ -352,8 +375,7 @@ def _message_reason(i: int, unit_reason: str, own: Sequence[str], alone: bool) -
 
 def _run_id(segments: Sequence[Segment], settings: _Settings, task: str, scorer: str) -> str:
     digest = hashlib.sha256()
-    for seg in segments:
-        digest.update(seg.hash.encode())
+    digest.update("".join(map(_HASH, segments)).encode())  # = one update per hash
     digest.update(repr((settings.to_dict(), task, scorer)).encode("utf-8", "surrogatepass"))
     return digest.hexdigest()[:16]
 
@@ -361,14 +383,29 @@ def _run_id(segments: Sequence[Segment], settings: _Settings, task: str, scorer:
 def _needs_scoring(
     segments: Sequence[Segment], units: Sequence[Unit], own: Sequence[str], budget: _Budget
 ) -> tuple[bool, list[int]]:
-    """Whether anything must go, and the messages that may be scored."""
-    sendable = [u for u in units if not u.broken or u.pending]
-    total_b = sum(segments[i].bytes for u in sendable for i in u.members)
-    total_t = sum(segments[i].tokens for u in sendable for i in u.members)
+    """Whether anything must go, and the messages that may be scored (in order of their
+    unit's first message: a remote scorer's batches follow the conversation)."""
+    unsendable = [i for u in units if u.broken and not u.pending for i in u.members]
+    total_b = sum(map(_BYTES, segments)) - sum(segments[i].bytes for i in unsendable)
+    total_t = sum(map(_TOKENS, segments)) - sum(segments[i].tokens for i in unsendable)
     over = budget.exceeded_by(total_b, total_t)
     if over == (0, 0):
         return False, []
-    return True, [i for u in units if not u.broken and not _unit_reason(u, own) for i in u.members]
+    # A message alone is scored unless it is protected; a tool unit when none of its
+    # members is, all its members at the place of its first.
+    if not units:
+        return True, [i for i, reason in enumerate(own) if not reason]
+    in_unit = {i for u in units for i in u.members}
+    unit_at = {u.members[0]: u.members for u in units if not u.broken and not _unit_reason(u, own)}
+    to_score: list[int] = []
+    for i, reason in enumerate(own):
+        if i in in_unit:
+            members = unit_at.get(i)
+            if members is not None:
+                to_score.extend(members)
+        elif not reason:
+            to_score.append(i)
+    return True, to_score
 
 
 def _select_and_build(
@@ -384,58 +421,65 @@ def _select_and_build(
     problems: list[str],
 ) -> CompactionResult:
     budget = _Budget(settings.target_bytes, settings.target_tokens)
-    kept = [True] * len(segments)
-    reason = [""] * len(segments)
+    n = len(segments)
+    sizes = list(map(_BYTES, segments))
+    tokens = list(map(_TOKENS, segments))
+    kept = [True] * n
+    reason = [""] * n
     scores = scoring.scores
     min_confidence = settings.min_confidence
     forced_b = forced_t = 0
-    # (value, last index, unit, bytes, tokens) of every unit that may be dropped
-    candidates: list[tuple[float, int, Unit, int, int]] = []
+    # (value, last index, unit or None for a message alone, bytes, tokens) of every unit
+    # that may be dropped
+    candidates: list[tuple[float, int, Unit | None, int, int]] = []
+    in_unit = {i for u in units for i in u.members}
+    if not compaction_needed:
+        reason = ["under-budget"] * n
+    else:
+        # Messages alone (most of them): protected, unsure, or candidates.
+        for i, own_reason in enumerate(own):
+            if own_reason:
+                if i not in in_unit:
+                    reason[i] = own_reason
+                    forced_b += sizes[i]
+                    forced_t += tokens[i]
+            elif i not in in_unit:
+                score = scores[i]
+                if score.confidence < min_confidence:
+                    reason[i] = "unsure"
+                    forced_b += sizes[i]
+                    forced_t += tokens[i]
+                else:
+                    candidates.append((score.value, i, None, sizes[i], tokens[i]))
+    multi: list[Unit] = []
     for unit in units:
         members = unit.members
-        if len(members) == 1:  # the common case, without the unit machinery
-            i = members[0]
-            seg = segments[i]
-            if unit.broken and not unit.pending:
-                kept[i], reason[i] = False, "orphan"
-            elif not compaction_needed:
-                reason[i] = "under-budget"
-            elif unit.pending or own[i]:
-                reason[i] = own[i] or "pending-call"
-                forced_b += seg.bytes
-                forced_t += seg.tokens
-            elif scores[i].confidence < min_confidence:
-                reason[i] = "unsure"
-                forced_b += seg.bytes
-                forced_t += seg.tokens
-            else:
-                candidates.append((scores[i].value, i, unit, seg.bytes, seg.tokens))
-            continue
-        unit_own = _unit_reason(unit, own)
+        if len(members) > 1:
+            multi.append(unit)
         if unit.broken and not unit.pending:
             for i in members:
                 kept[i], reason[i] = False, "orphan"
             continue
         if not compaction_needed:
-            for i in members:
-                reason[i] = "under-budget"
             continue
-        unit_b = sum(segments[i].bytes for i in members)
-        unit_t = sum(segments[i].tokens for i in members)
+        unit_own = _unit_reason(unit, own)
+        unit_b = sum(map(sizes.__getitem__, members))
+        unit_t = sum(map(tokens.__getitem__, members))
         if unit.pending or unit_own:
             r = unit_own or "pending-call"
             for i in members:
-                reason[i] = _message_reason(i, r, own, False) if unit_own else r
+                reason[i] = _message_reason(i, r, own, len(members) == 1) if unit_own else r
             forced_b += unit_b
             forced_t += unit_t
             continue
-        if min(scores[i].confidence for i in members) < min_confidence:
+        unit_scores = list(map(scores.__getitem__, members))
+        if min(map(_CONFIDENCE, unit_scores)) < min_confidence:
             for i in members:
                 reason[i] = "unsure"
             forced_b += unit_b
             forced_t += unit_t
             continue
-        candidates.append((max(scores[i].value for i in members), unit.last, unit, unit_b, unit_t))
+        candidates.append((max(map(_VALUE, unit_scores)), unit.last, unit, unit_b, unit_t))
 
     over_b, over_t = budget.exceeded_by(forced_b, forced_t)
     summary: Any | None = None
@@ -453,88 +497,93 @@ def _select_and_build(
         avail_b = None if left_b is None else left_b - cap_b
         avail_t = None if left_t is None or cap_t is None else left_t - cap_t
         candidates.sort(key=itemgetter(0, 1), reverse=True)  # by value, ties: newer first
-        dropped_units: list[Unit] = []
-        for _value, _last, unit, ub, ut in candidates:
+        dropped: list[int] = []
+        for _value, last, group, ub, ut in candidates:
             fits = (
                 not over
                 and (avail_b is None or ub <= avail_b)
                 and (avail_t is None or ut <= avail_t)
             )
-            alone = len(unit.members) == 1
+            members = (last,) if group is None else group.members
+            alone = len(members) == 1
             if fits:
                 if avail_b is not None:
                     avail_b -= ub
                 if avail_t is not None:
                     avail_t -= ut
-                for i in unit.members:
-                    reason[i] = "selected" if alone else "paired:selected"
+                if alone:
+                    reason[last] = "selected"
+                else:
+                    for i in members:
+                        reason[i] = "paired:selected"
             else:
-                dropped_units.append(unit)
                 r = "over-budget" if over else "budget"
-                for i in unit.members:
-                    kept[i], reason[i] = False, r if alone else f"paired:{r}"
-        dropped = [i for u in dropped_units for i in u.members]
+                if alone:
+                    kept[last], reason[last] = False, r
+                else:
+                    for i in members:
+                        kept[i], reason[i] = False, f"paired:{r}"
+                dropped.extend(members)
         if dropped and not over and cap_b > 0 and (cap_t is None or cap_t > 0):
-            # Only the best few can be quoted within summary_bytes: no need to sort them all.
-            by_value = heapq.nsmallest(
-                _SUMMARY_CANDIDATES, dropped, key=lambda i: (-scores[i].value, -i)
+            # Only the best few can be quoted within summary_bytes: no need to sort them
+            # all. Best first: by value, ties by the newer (no two share an index).
+            best = heapq.nlargest(
+                _SUMMARY_CANDIDATES, zip([scores[i].value for i in dropped], dropped, strict=True)
             )
             text = summary_text(
-                [segments[i] for i in by_value],
+                [segments[i] for _value, i in best],
                 dropped_count=len(dropped),
-                dropped_bytes=sum(segments[i].bytes for i in dropped),
+                dropped_bytes=sum(map(sizes.__getitem__, dropped)),
                 cap_bytes=cap_b,
                 cap_tokens=cap_t,
             )
             if text is not None:
+                first_dropped = min(dropped)
                 summary_body = text
-                summary_index = _summary_place(units, kept, min(dropped))
+                summary_index = _summary_place(multi, kept, first_dropped)
                 seq = (
-                    messages[min(dropped)].get("seq")
-                    if isinstance(messages[min(dropped)], Mapping)
+                    messages[first_dropped].get("seq")
+                    if isinstance(messages[first_dropped], Mapping)
                     else None
                 )
-                dialect = conversation_dialect(s.dialect for s in segments)
+                dialect = conversation_dialect(map(_DIALECT, segments))
                 summary = summary_message(text, dialect, settings.summary_role, seq)
                 summary_size = len(text.encode("utf-8", "surrogatepass"))
 
-    out = [m for m, k in zip(messages, kept, strict=True) if k]
+    out = list(compress(messages, kept))
     if summary_index is not None:
         out.insert(summary_index, summary)
-    unit_of = list(range(len(segments)))
-    for u in units:
-        if len(u.members) > 1:
-            for i in u.members:
-                unit_of[i] = u.first
-    decisions = tuple(
-        Decision(
-            seg.position,
-            seg.hash,
-            seg.role,
-            seg.bytes,
-            seg.tokens,
-            None if score is None else score.value,
-            None if score is None else score.confidence,
-            kept[seg.position],
-            reason[seg.position],
-            unit_of[seg.position],
-        )
-        for seg, score in zip(segments, (scores.get(i) for i in range(len(segments))), strict=True)
+    unit_of = list(range(n))
+    for u in multi:
+        for i in u.members:
+            unit_of[i] = u.first
+    score_of = list(map(scores.get, range(n)))
+    decisions = decisions_from_columns(
+        range(n),
+        map(_HASH, segments),
+        map(_ROLE, segments),
+        sizes,
+        tokens,
+        [None if score is None else score.value for score in score_of],
+        [None if score is None else score.confidence for score in score_of],
+        kept,
+        reason,
+        unit_of,
     )
     counter = count_tokens if exact_tokens else estimate_tokens
     summary_tokens = counter(summary_body) if summary_body is not None else 0
     kept_count = sum(kept)
     stats = CompactionStats(
-        messages_before=len(segments),
+        messages_before=n,
         messages_after=len(out),
-        bytes_before=sum(s.bytes for s in segments),
-        bytes_after=sum(s.bytes for s in segments if kept[s.position]) + summary_size,
-        tokens_before=sum(s.tokens for s in segments),
-        tokens_after=sum(s.tokens for s in segments if kept[s.position]) + summary_tokens,
+        bytes_before=sum(sizes),
+        bytes_after=sum(compress(sizes, kept)) + summary_size,
+        tokens_before=sum(tokens),
+        tokens_after=sum(compress(tokens, kept)) + summary_tokens,
         kept=kept_count,
-        dropped=len(segments) - kept_count,
-        pinned=sum(1 for r in own if r.startswith("pinned:")),
-        protected=sum(1 for i, r in enumerate(own) if r and kept[i]),
+        dropped=n - kept_count,
+        pinned=sum(map(_IS_PINNED, own)),
+        protected=sum(map(bool, compress(own, kept))),
         over_budget_bytes=over_b,
         over_budget_tokens=over_t,
         summary_bytes=summary_size,
@@ -571,7 +620,7 @@ def _summary_place(units: Sequence[Unit], kept: Sequence[bool], first_dropped: i
             if len(members) > 1 and kept[members[0]] and members[0] < place <= members[-1]:
                 place = members[-1] + 1
                 moved = True
-    return sum(1 for i in range(min(place, len(kept))) if kept[i])
+    return sum(compress(itertools.repeat(1, min(place, len(kept))), kept))
 
 
 # --- the public functions --------------------------------------------------------------

@@ -21,11 +21,22 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
+import operator
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["BUILTIN_PINS", "PROSE_PINS", "PinSet", "compile_pins", "parse_flags"]
+__all__ = [
+    "BUILTIN_PINS",
+    "CONSTRAINT_CUES",
+    "CONSTRAINT_CUES_ZH",
+    "PROSE_PINS",
+    "PinSet",
+    "compile_pins",
+    "may_hold_constraints",
+    "parse_flags",
+]
 
 _EXTENSIONS = (
     "py|pyi|ipynb|js|mjs|cjs|jsx|ts|tsx|go|rs|java|kt|kts|scala|c|h|cc|cpp|cxx|hpp|cs|rb|"
@@ -135,10 +146,9 @@ class _Pin:
 
 def _offsets(texts: Sequence[str]) -> list[int]:
     """Where each text starts in ``"\\x00".join(texts)``, and one past the end."""
-    starts = [0]
-    for text in texts:
-        starts.append(starts[-1] + len(text) + 1)
-    return starts
+    # accumulate/map keep the loop in C: ~0.3 ms for 10,000 texts instead of ~2 ms.
+    with_separator = map(operator.add, map(len, texts), itertools.repeat(1))
+    return list(itertools.accumulate(with_separator, initial=0))
 
 
 class _Corpus:
@@ -155,6 +165,20 @@ class _Corpus:
             lowered = [t.lower() for t in texts]
             self.lowered = "\x00".join(lowered)
             self.lowered_starts = _offsets(lowered)
+        self._absent: dict[str, bool] = {}
+
+    def lacks_a_character_of(self, sub: str) -> bool:
+        """Whether some character of ``sub`` occurs nowhere in the lowered texts, so that
+        ``sub`` cannot either. One ``str.find`` of a single character is memchr (~20 GB/s,
+        a tenth of a substring scan): a trigger such as ``"\\tat "`` or ``"0x"`` costs
+        nothing in text without tabs or zeros."""
+        for ch in sub:
+            absent = self._absent.get(ch)
+            if absent is None:
+                absent = self._absent[ch] = self.lowered.find(ch) == -1
+            if absent:
+                return True
+        return False
 
     def _owner(self, pos: int, starts: list[int]) -> int:
         return bisect.bisect_right(starts, pos) - 1
@@ -171,6 +195,8 @@ class _Corpus:
                 match = pin.trigger.search(self.joined, self.starts[i + 1])
         exact = self.lowered_starts is self.starts
         for sub in pin.substrings:
+            if self.lacks_a_character_of(sub):
+                continue
             pos = self.lowered.find(sub)
             while pos != -1:
                 i = self._owner(pos, self.lowered_starts)
@@ -219,6 +245,42 @@ class PinSet:
                 if result[i] is None and any(p.search(text) for p in self.user):
                     result[i] = "user"
         return result
+
+
+CONSTRAINT_CUES = (
+    "not", "n't", "n\u2019t", "dont", "never", "must", "always", "sure", "avoid", "remember",
+    "only", "just", "solely", "exclusively",
+)  # fmt: skip
+CONSTRAINT_CUES_ZH = (
+    "不要", "勿", "禁止", "不得", "不许", "不准", "严禁", "别", "必须", "务必", "一定要", "始终",
+    "确保", "只", "仅",
+)  # fmt: skip
+"""What every marker of the auditor's constraint extractor holds (``do not`` -> ``not``,
+``make sure`` -> ``sure``, ``请勿`` -> ``勿``, ...): ASCII cues in the lower-cased text,
+Chinese ones as they are. ``extract_constraints`` finds nothing in a text without one
+(tests/compactor/test_pins.py holds this against the extractor's own marker hints)."""
+
+
+def may_hold_constraints(texts: Sequence[str]) -> list[bool]:
+    """For each text, whether ``ctxkeep.extract.extract_constraints`` can find anything
+    in it: False only when no :data:`CONSTRAINT_CUES` occur, a necessary condition.
+
+    One ``str.find`` scan per cue over all texts at once, so the extractor runs only on
+    the few texts that hold a cue (10,000 messages: ~6 ms less).
+    """
+    flags = [False] * len(texts)
+    if not texts:
+        return flags
+    corpus = _Corpus(texts)
+    lowered, starts = corpus.lowered, corpus.lowered_starts
+    cues = CONSTRAINT_CUES if lowered.isascii() else CONSTRAINT_CUES + CONSTRAINT_CUES_ZH
+    for cue in cues:
+        pos = lowered.find(cue)
+        while pos != -1:
+            i = bisect.bisect_right(starts, pos) - 1
+            flags[i] = True
+            pos = lowered.find(cue, starts[i + 1])
+    return flags
 
 
 @functools.cache

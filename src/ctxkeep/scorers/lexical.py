@@ -11,10 +11,12 @@ is 1 because BM25 is a measurement, not a guess.
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
+import operator
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from ctxkeep.scorers.base import Score, ScoreRequest
 
@@ -27,6 +29,7 @@ _CJK_RUN = re.compile(rf"[{_CJK}]+")
 # Function words carry no relevance; BM25's idf would only shrink them, so they are left
 # out of the query instead of costing a regex alternative each.
 _ZERO = Score(0.0, 1.0)  # shared: most messages share no term with the task
+_TEXT = operator.attrgetter("text")
 
 _STOP_TEXT = (
     "a an and are as at be but by do for from has have i if in is it its me my of on or "
@@ -53,26 +56,37 @@ def _is_term_char(ch: str) -> bool:
     return ch.isalnum() and not ("\u3040" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af")
 
 
+def _offsets(lengths: Iterable[int]) -> list[int]:
+    """Where each text starts when texts of ``lengths`` are joined by NUL, and the end."""
+    return list(itertools.accumulate(map(operator.add, lengths, itertools.repeat(1)), initial=0))
+
+
 def _term_counts(
     corpus: str, starts: Sequence[int], words: Sequence[str], bigrams: Sequence[str]
-) -> list[dict[str, int]]:
-    """Occurrences of each query term in each text of ``corpus`` (texts joined by NUL).
+) -> dict[int, dict[str, int]]:
+    """Occurrences of each query term in each text of ``corpus`` (texts joined by NUL),
+    for the texts that hold any: text index -> term -> count.
 
     One ``str.find`` scan per term over the whole corpus: C speed, instead of a regex
     call per message (10,000 messages: ~5 ms instead of ~60 ms).
     """
-    counts: list[dict[str, int]] = [{} for _ in range(len(starts) - 1)]
+    counts: dict[int, dict[str, int]] = {}
     size = len(corpus)
+    is_term_char = _is_term_char
     for term, whole_word in [(w, True) for w in words] + [(b, False) for b in bigrams]:
         pos = corpus.find(term)
         while pos != -1:
             end = pos + len(term)
             if not whole_word or (
-                (pos == 0 or not _is_term_char(corpus[pos - 1]))
-                and (end >= size or not _is_term_char(corpus[end]))
+                (pos == 0 or not is_term_char(corpus[pos - 1]))
+                and (end >= size or not is_term_char(corpus[end]))
             ):
-                found = counts[bisect.bisect_right(starts, pos) - 1]
-                found[term] = found.get(term, 0) + 1
+                text = bisect.bisect_right(starts, pos) - 1
+                found = counts.get(text)
+                if found is None:
+                    counts[text] = {term: 1}
+                else:
+                    found[term] = found.get(term, 0) + 1
             pos = corpus.find(term, pos + 1)
     return counts
 
@@ -91,40 +105,39 @@ class LexicalScorer:
         candidates = request.candidates
         if not candidates:
             return []
+        n = len(candidates)
         words, bigrams = query_terms(request.task)
         if not words and not bigrams:
-            return [_ZERO] * len(candidates)
-        lengths = [len(c.text) for c in candidates]
-        starts = [0]
-        for length in lengths:
-            starts.append(starts[-1] + length + 1)
-        corpus = "\x00".join(c.text for c in candidates).lower()
+            return [_ZERO] * n
+        texts = list(map(_TEXT, candidates))
+        lengths = list(map(len, texts))
+        starts = _offsets(lengths)
+        corpus = "\x00".join(texts).lower()
         if len(corpus) != starts[-1] - 1:
             # lower() changed some lengths (e.g. "İ"): fall back to per-text offsets.
-            lowered = [c.text.lower() for c in candidates]
-            starts = [0]
-            for text in lowered:
-                starts.append(starts[-1] + len(text) + 1)
+            lowered = [text.lower() for text in texts]
+            starts = _offsets(map(len, lowered))
             corpus = "\x00".join(lowered)
+        # Most messages share no term with the task: only those that do are scored.
         counts = _term_counts(corpus, starts, words, bigrams)
         df: Counter[str] = Counter()
-        for found in counts:
+        for found in counts.values():
             df.update(found.keys())
-        n = len(candidates)
         avgdl = (sum(lengths) / n) or 1.0
         idf = {t: math.log(1.0 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
         k1, b = self.k1, self.b
-        raw: list[float] = []
-        for found, dl in zip(counts, lengths, strict=True):
-            if not found:
-                raw.append(0.0)
-                continue
-            norm = k1 * (1.0 - b + b * dl / avgdl)
-            raw.append(sum(idf[t] * tf * (k1 + 1.0) / (tf + norm) for t, tf in found.items()))
-        best = max(raw)
+        raw: dict[int, float] = {}
+        for text, found in counts.items():
+            norm = k1 * (1.0 - b + b * lengths[text] / avgdl)
+            raw[text] = sum(idf[t] * tf * (k1 + 1.0) / (tf + norm) for t, tf in found.items())
+        best = max(raw.values(), default=0.0)
         if best <= 0:
-            return [_ZERO] * len(candidates)
-        return [Score(r / best, 1.0) if r else _ZERO for r in raw]
+            return [_ZERO] * n
+        scores = [_ZERO] * n
+        for text, value in raw.items():
+            if value:
+                scores[text] = Score(value / best, 1.0)
+        return scores
 
     def describe(self) -> dict[str, object]:
         return {"name": self.name, "k1": self.k1, "b": self.b}
