@@ -93,3 +93,53 @@ def test_fast_shapes(message: Any) -> None:
     assert (parts.dialect, parts.role, parts.text, parts.call_ids, parts.result_ids) == (
         _separately(message)
     )
+
+
+names_or_not = st.text(max_size=6) | st.none() | st.integers() | st.just(" ")
+plain_call_turns = st.fixed_dictionaries(
+    {
+        "role": st.sampled_from(["assistant", "user"]) | st.none(),
+        "content": st.none() | st.just("") | st.text(max_size=8),
+        "tool_calls": st.lists(
+            st.fixed_dictionaries(
+                {
+                    "function": st.fixed_dictionaries(
+                        {},
+                        optional={"name": names_or_not, "arguments": names_or_not | json_values},
+                    )
+                    | json_values
+                },
+                optional={
+                    "id": st.text(max_size=3) | st.integers() | st.none(),
+                    "type": st.just("function"),
+                },
+            )
+            | json_values,
+            max_size=4,
+        ),
+    }
+)
+
+
+@given(plain_call_turns)
+def test_assistant_turns_calling_tools_read_as_the_separate_readers(message: Any) -> None:
+    # The one-pass reading of {"function": {"name": str, "arguments": str}} calls, and the
+    # fallback for every other shape of call (missing, non-string or non-dict parts).
+    parts = message_parts(message)
+    got = (parts.dialect, parts.role, parts.text, parts.call_ids, parts.result_ids)
+    assert got == _separately(message)
+
+
+def test_plain_calls_with_empty_parts_join_like_message_text() -> None:
+    message = {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {"id": "a", "function": {"name": "", "arguments": ""}},
+            {"id": 7, "function": {"name": "run", "arguments": " {} "}},
+            {"function": {"name": "ls"}},
+        ],
+    }
+    parts = message_parts(message)
+    assert parts.text == message_text(message) == "run  {}\nls"
+    assert parts.call_ids == tool_call_ids(message) == ("a",)

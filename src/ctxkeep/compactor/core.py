@@ -391,10 +391,14 @@ def _needs_scoring(
     over = budget.exceeded_by(total_b, total_t)
     if over == (0, 0):
         return False, []
-    # A message alone is scored unless it is protected; a tool unit when none of its
-    # members is, all its members at the place of its first.
+    return True, _to_score_order(units, own)
+
+
+def _to_score_order(units: Sequence[Unit], own: Sequence[str]) -> list[int]:
+    """The messages that may be scored, in order of their unit's first message: a message
+    alone unless it is protected; a tool unit when none of its members is."""
     if not units:
-        return True, [i for i, reason in enumerate(own) if not reason]
+        return [i for i, reason in enumerate(own) if not reason]
     in_unit = {i for u in units for i in u.members}
     unit_at = {u.members[0]: u.members for u in units if not u.broken and not _unit_reason(u, own)}
     to_score: list[int] = []
@@ -405,7 +409,7 @@ def _needs_scoring(
                 to_score.extend(members)
         elif not reason:
             to_score.append(i)
-    return True, to_score
+    return to_score
 
 
 def _select_and_build(

@@ -1,0 +1,182 @@
+"""The shortcuts the compactor takes for speed give the answers of the plain way.
+
+Each test pins one thing the fast code relies on: a pre-check that never skips a text the
+slow check would flag, a batched scan that agrees with one text at a time, objects built
+through slot descriptors that equal the dataclass's own, and the tool-unit listing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctxkeep.compactor.core import _new_candidate, _to_score_order
+from ctxkeep.compactor.pins import (
+    CONSTRAINT_CUES,
+    CONSTRAINT_CUES_ZH,
+    compile_pins,
+    may_hold_constraints,
+)
+from ctxkeep.compactor.result import Decision, decisions_from_columns
+from ctxkeep.compactor.segment import group_units, segment_messages
+from ctxkeep.extract import constraints as extractor
+from ctxkeep.extract import extract_constraints
+from ctxkeep.scorers import Candidate
+
+PINS, _ = compile_pins(())
+
+# Words around the extractor's markers: the markers themselves (English and Chinese, in
+# any case), near misses that share letters with them, objects, and punctuation.
+_PIECES = [
+    "do not", "Do Not", "DON'T", "don’t", "dont", "never", "NEVER", "must", "Must not",
+    "mustn't", "should not", "shouldn't", "avoid", "always", "make sure", "ensure",
+    "be sure to", "remember to", "only", "just", "solely", "exclusively", "not",
+    "nothing", "justice", "onlyx", "mustard", "notable", "knot", "sure", "assure",
+    "change", "the", "public", "API", "parser.py", "src/app/main.py", "tests", "delete",
+    "logs", "line numbers", "--force", "main", "?", "!", ".", ",", ";", ":", "\n", "- ",
+    "1. ", "不要", "切勿", "禁止", "不得", "不许", "不准", "请勿", "严禁", "别", "必须",
+    "务必", "一定要", "始终", "确保", "只准", "只能", "只许", "仅限", "只", "仅", "修改",
+    "接口", "行号", "错误信息", "保留", "删除", "日志", "。", "，", "：", "？", "İ", "ß",
+]  # fmt: skip
+texts = st.lists(st.sampled_from(_PIECES), max_size=14).map(" ".join) | st.text(max_size=40)
+
+
+def test_cues_cover_every_marker_hint_of_the_extractor() -> None:
+    # The extractor runs its marker pattern only near these hints; each holds a cue, so a
+    # text without cues has no hint and no marker (and so no constraint).
+    hints = (*extractor._ASCII_HINTS, *extractor._CJK_HINTS)
+    cues = CONSTRAINT_CUES + CONSTRAINT_CUES_ZH
+    assert all(any(cue in hint for cue in cues) for hint in hints)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(texts, min_size=1, max_size=6))
+def test_the_constraint_pre_check_never_skips_what_the_extractor_finds(
+    batch: list[str],
+) -> None:
+    flags = may_hold_constraints(batch)
+    for text, flag in zip(batch, flags, strict=True):
+        if extract_constraints(text):
+            assert flag, text
+
+
+def test_the_constraint_pre_check_skips_text_without_markers() -> None:
+    batch = [
+        "ok sounds good",
+        "İİ parser fixed",
+        "Do not touch src/x.py",
+        "好的，谢谢",
+        "必须保留行号",
+    ]
+    assert may_hold_constraints(batch) == [False, False, True, False, True]
+    assert may_hold_constraints([]) == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.sampled_from(
+                [
+                    "\tat x (a.js:1:2)",
+                    "    at y (b.js:3:4)",
+                    "0x8007000E",
+                    "0X1F2E",
+                    "HTTP 429",
+                    "status: 503",
+                    "ENOENT",
+                    "https://x.example",
+                    "Traceback (most recent call last)",
+                    'File "a.py", line 3',
+                    "KeyError: 'k'",
+                    "panic: boom",
+                    "goroutine 7 [run]:",
+                    "Note: slow",
+                    "never push",
+                    "src/a/b.py",
+                    "plain",
+                    "words",
+                    "\n",
+                    "\t",
+                    "0",
+                ]
+            ),
+            max_size=6,
+        ).map(" ".join),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_batched_pins_match_one_text_at_a_time(batch: list[str]) -> None:
+    # A trigger is skipped when one of its characters is absent from the whole batch:
+    # the batch and each text alone (where more characters are absent) must agree.
+    assert PINS.pins_of(batch) == [PINS.pin_of(text) for text in batch]
+    prose = ["" if i % 2 else text for i, text in enumerate(batch)]
+    assert PINS.pins_of(batch, prose) == [
+        PINS.pins_of([text], [words])[0] for text, words in zip(batch, prose, strict=True)
+    ]
+
+
+def test_decisions_built_from_columns_equal_the_dataclass() -> None:
+    columns: list[list[Any]] = [
+        [0, 1],
+        ["a" * 64, "b" * 64],
+        ["user", None],
+        [10, 0],
+        [3, 0],
+        [0.5, None],
+        [1.0, None],
+        [True, False],
+        ["selected", "orphan"],
+        [0, 1],
+    ]
+    fast = decisions_from_columns(*columns)
+    assert fast == tuple(map(Decision, *columns))
+    rows = zip(*columns, strict=True)
+    assert [d.to_dict() for d in fast] == [Decision(*row).to_dict() for row in rows]
+    assert hash(fast[0]) == hash(Decision(*[c[0] for c in columns]))
+
+
+def test_candidates_built_through_slots_equal_the_dataclass() -> None:
+    assert _new_candidate(3, "text", 9) == Candidate(3, "text", 9)
+    assert repr(_new_candidate(0, "", 1)) == repr(Candidate(0, "", 1))
+
+
+def _openai(n_plain: int) -> list[dict[str, Any]]:
+    return [
+        {"role": "user", "content": "start"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "a", "type": "function", "function": {"name": "x", "arguments": "{}"}},
+                {"id": "b", "type": "function", "function": {"name": "y", "arguments": "{}"}},
+            ],
+        },
+        *({"role": "assistant", "content": f"note {k}"} for k in range(n_plain)),
+        {"role": "tool", "tool_call_id": "a", "content": "A"},
+        {"role": "tool", "tool_call_id": "b", "content": "B"},
+        {"role": "tool", "tool_call_id": "zzz", "content": "orphan"},
+        {"role": "assistant", "content": "end"},
+    ]
+
+
+def test_only_tool_traffic_is_listed_in_units() -> None:
+    units = group_units(segment_messages(_openai(2), exact_tokens=False))
+    assert [(u.members, u.broken, u.pending) for u in units] == [
+        ((1, 4, 5), False, False),
+        ((6,), True, False),
+    ]
+    assert group_units(segment_messages([{"role": "user", "content": "x"}])) == []
+
+
+def test_messages_are_scored_in_the_order_of_their_unit() -> None:
+    # A unit's members are scored together at its first member's place (remote scorers'
+    # batches follow the conversation), messages alone at their own.
+    units = group_units(segment_messages(_openai(2), exact_tokens=False))
+    own = ["", "", "", "", "", "", "recent"]
+    assert _to_score_order(units, own) == [0, 1, 4, 5, 2, 3]
+    own[4] = "pinned:trace"  # a protected member keeps its whole unit from scoring
+    assert _to_score_order(units, own) == [0, 2, 3]
