@@ -7,7 +7,7 @@ from typing import Any
 
 import msgspec
 
-from ctxkeep.log.adapters.base import SessionBuilder, iter_objects
+from ctxkeep.log.adapters.base import SessionBuilder, iter_fields
 from ctxkeep.log.model import ParseProblem
 from ctxkeep.log.source import Record, iter_records
 
@@ -46,13 +46,13 @@ def test_typed_and_untyped_reading_report_the_same_lines_and_problems(tmp_path: 
     assert [x.value for x in typed if isinstance(x, Record)][1] == [1, 2]
 
 
-def test_iter_objects_decodes_only_the_fields_asked_for(tmp_path: Path) -> None:
+def test_iter_fields_decodes_only_the_fields_asked_for(tmp_path: Path) -> None:
     path = _write(tmp_path)
     builder = SessionBuilder(str(path), "test")
-    objects = list(iter_objects(path, builder, _Fields))
+    objects = list(iter_fields(path, builder, _Fields))
     assert objects == [
-        (1, {"type": "user", "message": {"content": "hi"}}),
-        (5, {"type": None, "message": "no type"}),
+        (1, _Fields(type="user", message={"content": "hi"})),
+        (5, _Fields(type=None, message="no type")),
     ]
     assert [(p.line, p.reason) for p in builder.problems] == [
         (2, "record is not a JSON object"),

@@ -116,3 +116,12 @@ def test_lower_case_cues_equal_the_case_blind_ones_on_ascii(text: str) -> None:
     for kind, cue in _CUES.items():
         found = cue.search(ascii_text) is not None
         assert (_LOWER_CUES[kind].search(ascii_text.lower()) is not None) is found
+
+
+@settings(max_examples=500)
+@given(TEXT)
+def test_references_by_halves_equal_the_whole_pattern(text: str) -> None:
+    from ctxkeep.extract.references import _REFERENCE
+
+    expected = [(m.group(), m.start(), m.end()) for m in _REFERENCE.finditer(text)]
+    assert [(r.text, r.start, r.end) for r in find_references(text)] == expected

@@ -46,15 +46,28 @@ _CHINESE = (
     "|上文|前文|上述|前述"
 )
 _REFERENCE = re.compile(f"{_ENGLISH}|{_CHINESE}", re.IGNORECASE)
-# Every phrase holds one of these (lower-cased): a reference-free summary costs a few `in`s.
-_HINTS = ("above", "earlier", "before", "previous", "prior", "aforementioned", "mentioned",
-          "discussed", "noted", "stated", "said", "agreed", "established", "explained", "covered",
-          "上", "前", "之前", "刚才", "先前", "此前", "早先")  # fmt: skip
+# The two halves apart: no English phrase holds a CJK character nor a Chinese one a Latin
+# letter, so the matches of the halves never overlap and merged in order they are the
+# matches of the whole, found in half the time (an alternation costs more than the sum
+# of its parts), and each half runs only where one of its hints occurs.
+_ENGLISH_REFERENCE = re.compile(_ENGLISH, re.IGNORECASE)
+_CHINESE_REFERENCE = re.compile(_CHINESE)
+# Every phrase holds one of these (English lower-cased): a reference-free summary costs a
+# few `in`s.
+_ENGLISH_HINTS = ("above", "earlier", "before", "previous", "prior", "aforementioned",
+                  "mentioned", "discussed", "noted", "stated", "said", "agreed", "established",
+                  "explained", "covered")  # fmt: skip
+_CHINESE_HINTS = ("上", "前", "之前", "刚才", "先前", "此前", "早先")
 
 
 def find_references(text: str) -> list[Reference]:
     """Back-reference phrases in ``text``, in order, English and Chinese."""
     lowered = text.lower()
-    if not any(hint in lowered for hint in _HINTS):
-        return []
-    return [Reference(m.group(), m.start(), m.end()) for m in _REFERENCE.finditer(text)]
+    found: list[re.Match[str]] = []
+    if any(hint in lowered for hint in _ENGLISH_HINTS):
+        found.extend(_ENGLISH_REFERENCE.finditer(text))
+    if not text.isascii() and any(hint in text for hint in _CHINESE_HINTS):
+        matches = list(_CHINESE_REFERENCE.finditer(text))
+        if matches:
+            found = sorted([*found, *matches], key=lambda m: m.start())
+    return [Reference(m.group(), m.start(), m.end()) for m in found]

@@ -12,7 +12,7 @@ import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import msgspec
 
@@ -33,6 +33,7 @@ __all__ = [
     "SessionBuilder",
     "as_int",
     "as_str",
+    "iter_fields",
     "iter_objects",
 ]
 
@@ -139,26 +140,34 @@ class SessionBuilder:
         )
 
 
-def iter_objects(
-    path: Path, builder: SessionBuilder, fields: type[msgspec.Struct] | None = None
-) -> Iterator[tuple[int, dict[str, Any]]]:
+def iter_objects(path: Path, builder: SessionBuilder) -> Iterator[tuple[int, dict[str, Any]]]:
     """Each JSON object of a JSONL file with its 1-based line; an unreadable line or a
-    value that is not an object becomes a located problem in ``builder``.
-
-    ``fields``: a ``msgspec.Struct`` of the top-level keys the adapter reads, each typed
-    ``Any`` with default None. Only those are decoded (the others are skipped unbuilt)
-    and each object comes as a dict of exactly those keys, None where absent.
-    """
-    decoder = _lean_decoder(fields) if fields is not None else None
-    for item in iter_records(path, decoder):
+    value that is not an object becomes a located problem in ``builder``."""
+    for item in iter_records(path):
         if not isinstance(item, Record):
             builder.problems.append(item)
-        elif isinstance(item.value, msgspec.Struct):
-            yield item.line, msgspec.structs.asdict(item.value)
         elif isinstance(item.value, dict):
             yield item.line, item.value
         else:
             builder.problem(item.line, "record is not a JSON object")
+
+
+def iter_fields(
+    path: Path, builder: SessionBuilder, fields: type[_FieldsT]
+) -> Iterator[tuple[int, _FieldsT]]:
+    """:func:`iter_objects` decoding only ``fields``: a ``msgspec.Struct`` of the
+    top-level keys an adapter reads, each typed ``Any`` with default None (absent keys
+    read None). The other keys are skipped unbuilt while decoding."""
+    for item in iter_records(path, _lean_decoder(fields)):
+        if not isinstance(item, Record):
+            builder.problems.append(item)
+        elif isinstance(item.value, fields):
+            yield item.line, item.value
+        else:
+            builder.problem(item.line, "record is not a JSON object")
+
+
+_FieldsT = TypeVar("_FieldsT", bound=msgspec.Struct)
 
 
 @functools.cache

@@ -52,7 +52,7 @@ from ctxkeep.log.adapters.base import (
     SessionBuilder,
     as_int,
     as_str,
-    iter_objects,
+    iter_fields,
 )
 from ctxkeep.log.model import (
     Compaction,
@@ -244,7 +244,6 @@ class _Fields(msgspec.Struct):
     uuid: Any = None
     parentUuid: Any = None
     logicalParentUuid: Any = None
-    leafUuid: Any = None
     sessionId: Any = None
     isSidechain: Any = None
     isMeta: Any = None
@@ -286,34 +285,34 @@ class _ClaudeCodeAdapter:
         )
         b = st.b
         parents = st.parents
-        for line, rec in iter_objects(path, b, _Fields):
-            uuid = rec.get("uuid")
+        for line, rec in iter_fields(path, b, _Fields):
+            uuid = rec.uuid
             if isinstance(uuid, str):
                 if uuid in parents:
                     continue  # re-appended copy of a record already read
-                parent = rec.get("parentUuid")
+                parent = rec.parentUuid
                 parents[uuid] = parent if isinstance(parent, str) else None
             else:
                 uuid = None
-            kind = rec.get("type")
+            kind = rec.type
             if kind == "assistant":
                 _assistant(st, rec, line, uuid)
             elif kind == "user":
                 _user(st, rec, line, uuid)
             elif kind == "system":
-                subtype = rec.get("subtype")
+                subtype = rec.subtype
                 if subtype == "compact_boundary":
                     _compact_boundary(st, rec, line, uuid)
                 elif subtype == "microcompact_boundary":
                     _microcompact(st, rec, line, uuid)
             elif kind == "progress":
-                data = rec.get("data")
+                data = rec.data
                 if isinstance(data, dict) and data.get("type") == "hook_progress":
                     b.hooks_unrecorded = True
             elif kind == "queue-operation":
                 _queued(st, rec, line)
             if b.session_id is None:
-                b.session_id = as_str(rec.get("sessionId"))
+                b.session_id = as_str(rec.sessionId)
         _join_merged_messages(st)
         _finish_compactions(st)
         return b.build()
@@ -354,15 +353,15 @@ def _add(
     return seq
 
 
-def _assistant(st: _State, rec: dict[str, Any], line: int, uuid: str | None) -> None:
+def _assistant(st: _State, rec: _Fields, line: int, uuid: str | None) -> None:
     st.open_for_command = None
     st.pending_compact = False
     st.pending_compact_args = None
-    msg = rec.get("message")
+    msg = rec.message
     if not isinstance(msg, dict):
         st.b.problem(line, "assistant record has no 'message' object")
         return
-    injected = "sidechain" if rec.get("isSidechain") is True else None
+    injected = "sidechain" if rec.isSidechain is True else None
     message_id = as_str(msg.get("id")) or uuid or f"line-{line}"
     index = st.message_event.get(message_id)
     if index is None:
@@ -434,18 +433,18 @@ def _join_merged_messages(st: _State) -> None:
         )  # fmt: skip
 
 
-def _user(st: _State, rec: dict[str, Any], line: int, uuid: str | None) -> None:
-    msg = rec.get("message")
+def _user(st: _State, rec: _Fields, line: int, uuid: str | None) -> None:
+    msg = rec.message
     if not isinstance(msg, dict):
         st.b.problem(line, "user record has no 'message' object")
         return
     content = msg.get("content")
-    if rec.get("isCompactSummary") is True:
+    if rec.isCompactSummary is True:
         _compact_summary(st, rec, line, uuid, _block_text(content))
         return
-    if rec.get("isSidechain") is True:
+    if rec.isSidechain is True:
         record_kind: str | None = "sidechain"
-    elif rec.get("isMeta") is True:
+    elif rec.isMeta is True:
         record_kind = "meta"
     else:
         record_kind = None
@@ -539,10 +538,10 @@ def _tool_result(
         st.result_seqs.setdefault(call_id, []).extend(seqs)
 
 
-def _queued(st: _State, rec: dict[str, Any], line: int) -> None:
-    if rec.get("operation") != "enqueue":
+def _queued(st: _State, rec: _Fields, line: int) -> None:
+    if rec.operation != "enqueue":
         return
-    text = _block_text(rec.get("content"))
+    text = _block_text(rec.content)
     if not text:
         return
     # Typed while the agent was busy: real input unless the harness queued it.
@@ -557,8 +556,8 @@ def _queued(st: _State, rec: dict[str, Any], line: int) -> None:
     )
 
 
-def _compact_boundary(st: _State, rec: dict[str, Any], line: int, uuid: str | None) -> None:
-    meta = rec.get("compactMetadata")
+def _compact_boundary(st: _State, rec: _Fields, line: int, uuid: str | None) -> None:
+    meta = rec.compactMetadata
     if not isinstance(meta, dict):
         meta = {}
     seq = _add(st, EventKind.COMPACTION_START, uuid, line=line, source_id=uuid)
@@ -569,7 +568,7 @@ def _compact_boundary(st: _State, rec: dict[str, Any], line: int, uuid: str | No
         trigger=as_str(meta.get("trigger")),
         pre_tokens=as_int(meta.get("preTokens")),
         post_tokens=as_int(meta.get("postTokens")),
-        logical_parent=as_str(rec.get("logicalParentUuid")),
+        logical_parent=as_str(rec.logicalParentUuid),
         preserved_spec=meta.get("preservedSegment") or meta.get("preservedMessages"),
     )
     if st.pending_compact:
@@ -582,9 +581,7 @@ def _compact_boundary(st: _State, rec: dict[str, Any], line: int, uuid: str | No
         st.awaiting_usage.append(boundary)
 
 
-def _compact_summary(
-    st: _State, rec: dict[str, Any], line: int, uuid: str | None, text: str
-) -> None:
+def _compact_summary(st: _State, rec: _Fields, line: int, uuid: str | None, text: str) -> None:
     open_boundary = next(
         (x for x in reversed(st.boundaries) if x.has_boundary and x.summary_seq is None), None
     )
@@ -610,8 +607,8 @@ def _compact_summary(
     st.open_for_command = open_boundary
 
 
-def _microcompact(st: _State, rec: dict[str, Any], line: int, uuid: str | None) -> None:
-    meta = rec.get("microcompactMetadata")
+def _microcompact(st: _State, rec: _Fields, line: int, uuid: str | None) -> None:
+    meta = rec.microcompactMetadata
     if not isinstance(meta, dict):
         meta = {}
     ids = meta.get("compactedToolIds")
@@ -623,7 +620,7 @@ def _microcompact(st: _State, rec: dict[str, Any], line: int, uuid: str | None) 
         EventKind.PRUNE,
         uuid,
         line=line,
-        text=as_str(rec.get("content")) or "",
+        text=as_str(rec.content) or "",
         tokens=tokens_saved,
         source_id=uuid,
     )
