@@ -9,17 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxkeep.compactor.core import _new_candidate, _to_score_order
+from ctxkeep.compactor.core import _to_score_order
 from ctxkeep.compactor.pins import (
     CONSTRAINT_CUES,
     CONSTRAINT_CUES_ZH,
     compile_pins,
     may_hold_constraints,
 )
-from ctxkeep.compactor.result import Decision, decisions_from_columns
+from ctxkeep.compactor.result import Decision, frozen_from_columns
 from ctxkeep.compactor.segment import group_units, segment_messages
 from ctxkeep.extract import constraints as extractor
 from ctxkeep.extract import extract_constraints
@@ -132,16 +133,27 @@ def test_decisions_built_from_columns_equal_the_dataclass() -> None:
         ["selected", "orphan"],
         [0, 1],
     ]
-    fast = decisions_from_columns(*columns)
+    fast = frozen_from_columns(Decision, columns)
     assert fast == tuple(map(Decision, *columns))
     rows = zip(*columns, strict=True)
     assert [d.to_dict() for d in fast] == [Decision(*row).to_dict() for row in rows]
     assert hash(fast[0]) == hash(Decision(*[c[0] for c in columns]))
+    with pytest.raises(AttributeError):  # still frozen
+        fast[0].kept = False  # type: ignore[misc]
+    assert frozen_from_columns(Decision, [[]] * 10) == ()
 
 
-def test_candidates_built_through_slots_equal_the_dataclass() -> None:
-    assert _new_candidate(3, "text", 9) == Candidate(3, "text", 9)
-    assert repr(_new_candidate(0, "", 1)) == repr(Candidate(0, "", 1))
+def test_candidates_built_from_columns_equal_the_dataclass() -> None:
+    fast = frozen_from_columns(Candidate, ([3, 0], ["text", ""], [9, 1]))
+    assert fast == (Candidate(3, "text", 9), Candidate(0, "", 1))
+    assert repr(fast[1]) == repr(Candidate(0, "", 1))
+
+
+def test_columns_of_different_lengths_or_count_are_refused() -> None:
+    with pytest.raises(ValueError, match="3 columns of one length"):
+        frozen_from_columns(Candidate, ([1, 2], ["a"], [1, 1]))
+    with pytest.raises(ValueError, match="3 columns of one length"):
+        frozen_from_columns(Candidate, ([1], ["a"]))
 
 
 def _openai(n_plain: int) -> list[dict[str, Any]]:

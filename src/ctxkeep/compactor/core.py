@@ -12,10 +12,11 @@ import hashlib
 import heapq
 import itertools
 import math
+import operator
 import os
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from itertools import compress
 from operator import attrgetter, itemgetter, methodcaller
 from typing import Any
@@ -29,7 +30,12 @@ from ctxkeep.compactor.receipts import (
     read_receipts,
     receipt_block,
 )
-from ctxkeep.compactor.result import CompactionResult, CompactionStats, decisions_from_columns
+from ctxkeep.compactor.result import (
+    CompactionResult,
+    CompactionStats,
+    Decision,
+    frozen_from_columns,
+)
 from ctxkeep.compactor.segment import Segment, Unit, group_units, segment_messages
 from ctxkeep.compactor.summary import (
     conversation_dialect,
@@ -279,7 +285,7 @@ def _score(
     texts = [segments[i].text for i in to_score]
     if remote:
         texts = [cut_utf8(text, QUESTION_BYTES) for text in texts]
-    candidates = list(map(_new_candidate, to_score, texts, itertools.repeat(n)))
+    candidates = list(frozen_from_columns(Candidate, (to_score, texts, [n] * len(texts))))
     size = settings.batch_size if remote else len(candidates)
     batches = [tuple(candidates[k : k + size]) for k in range(0, len(candidates), size)]
     failed = consecutive = 0
@@ -330,22 +336,6 @@ def _score(
     elif failed:
         result.degraded_reason = f"{failed} of {len(batches)} batches failed: scored by recency"
     return result
-
-
-_set_candidate_index, _set_candidate_text, _set_candidate_total = (
-    getattr(Candidate, field.name).__set__ for field in fields(Candidate)
-)
-
-
-def _new_candidate(index: int, text: str, total: int) -> Candidate:
-    """``Candidate(index, text, total)`` at half the cost (one per message scored): the
-    slots are set through their descriptors, as the frozen ``__init__`` does through
-    ``object.__setattr__``."""
-    candidate: Candidate = object.__new__(Candidate)
-    _set_candidate_index(candidate, index)
-    _set_candidate_text(candidate, text)
-    _set_candidate_total(candidate, total)
-    return candidate
 
 
 # --- select and build ------------------------------------------------------------------
@@ -440,21 +430,33 @@ def _select_and_build(
     if not compaction_needed:
         reason = ["under-budget"] * n
     else:
-        # Messages alone (most of them): protected, unsure, or candidates.
-        for i, own_reason in enumerate(own):
-            if own_reason:
-                if i not in in_unit:
-                    reason[i] = own_reason
-                    forced_b += sizes[i]
-                    forced_t += tokens[i]
-            elif i not in in_unit:
-                score = scores[i]
-                if score.confidence < min_confidence:
-                    reason[i] = "unsure"
-                    forced_b += sizes[i]
-                    forced_t += tokens[i]
-                else:
-                    candidates.append((score.value, i, None, sizes[i], tokens[i]))
+        # Messages alone (most of them), a column at a time: protected, unsure, or
+        # candidates.
+        alone = [i for i in range(n) if i not in in_unit] if in_unit else range(n)
+        protected = [i for i in alone if own[i]]
+        free = [i for i in alone if not own[i]] if protected else alone
+        free_scores = list(map(scores.__getitem__, free))
+        sure = list(
+            map(operator.le, itertools.repeat(min_confidence), map(_CONFIDENCE, free_scores))
+        )
+        unsure = list(compress(free, map(operator.not_, sure)))
+        for i in protected:
+            reason[i] = own[i]
+        for i in unsure:
+            reason[i] = "unsure"
+        forced = protected + unsure
+        forced_b += sum(map(sizes.__getitem__, forced))
+        forced_t += sum(map(tokens.__getitem__, forced))
+        chosen = list(compress(free, sure))
+        candidates.extend(
+            zip(
+                map(_VALUE, compress(free_scores, sure)),
+                chosen,
+                itertools.repeat(None),
+                map(sizes.__getitem__, chosen),
+                map(tokens.__getitem__, chosen),
+            )
+        )
     multi: list[Unit] = []
     for unit in units:
         members = unit.members
@@ -502,32 +504,30 @@ def _select_and_build(
         avail_t = None if left_t is None or cap_t is None else left_t - cap_t
         candidates.sort(key=itemgetter(0, 1), reverse=True)  # by value, ties: newer first
         dropped: list[int] = []
+        dropped_reason = "over-budget" if over else "budget"
         for _value, last, group, ub, ut in candidates:
             fits = (
                 not over
                 and (avail_b is None or ub <= avail_b)
                 and (avail_t is None or ut <= avail_t)
             )
-            members = (last,) if group is None else group.members
-            alone = len(members) == 1
             if fits:
                 if avail_b is not None:
                     avail_b -= ub
                 if avail_t is not None:
                     avail_t -= ut
-                if alone:
+                if group is None or len(group.members) == 1:
                     reason[last] = "selected"
                 else:
-                    for i in members:
+                    for i in group.members:
                         reason[i] = "paired:selected"
+            elif group is None or len(group.members) == 1:
+                kept[last], reason[last] = False, dropped_reason
+                dropped.append(last)
             else:
-                r = "over-budget" if over else "budget"
-                if alone:
-                    kept[last], reason[last] = False, r
-                else:
-                    for i in members:
-                        kept[i], reason[i] = False, f"paired:{r}"
-                dropped.extend(members)
+                for i in group.members:
+                    kept[i], reason[i] = False, f"paired:{dropped_reason}"
+                dropped.extend(group.members)
         if dropped and not over and cap_b > 0 and (cap_t is None or cap_t > 0):
             # Only the best few can be quoted within summary_bytes: no need to sort them
             # all. Best first: by value, ties by the newer (no two share an index).
@@ -559,20 +559,24 @@ def _select_and_build(
         out.insert(summary_index, summary)
     unit_of = list(range(n))
     for u in multi:
+        first = u.members[0]
         for i in u.members:
-            unit_of[i] = u.first
+            unit_of[i] = first
     score_of = list(map(scores.get, range(n)))
-    decisions = decisions_from_columns(
-        range(n),
-        map(_HASH, segments),
-        map(_ROLE, segments),
-        sizes,
-        tokens,
-        [None if score is None else score.value for score in score_of],
-        [None if score is None else score.confidence for score in score_of],
-        kept,
-        reason,
-        unit_of,
+    decisions = frozen_from_columns(
+        Decision,
+        (
+            range(n),
+            list(map(_HASH, segments)),
+            list(map(_ROLE, segments)),
+            sizes,
+            tokens,
+            [None if score is None else score.value for score in score_of],
+            [None if score is None else score.confidence for score in score_of],
+            kept,
+            reason,
+            unit_of,
+        ),
     )
     counter = count_tokens if exact_tokens else estimate_tokens
     summary_tokens = counter(summary_body) if summary_body is not None else 0

