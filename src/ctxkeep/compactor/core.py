@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress
-from operator import attrgetter, itemgetter, methodcaller
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from ctxkeep._gc import cyclic_gc_paused
@@ -64,10 +64,11 @@ _TOKENS = attrgetter("tokens")
 _HASH = attrgetter("hash")
 _INDEX = attrgetter("index")
 _ROLE = attrgetter("role")
+_TEXT = attrgetter("text")
 _VALUE = attrgetter("value")
 _CONFIDENCE = attrgetter("confidence")
 _DIALECT = attrgetter("dialect")
-_IS_PINNED = methodcaller("startswith", "pinned:")
+_LAST = itemgetter(-1)
 
 _GIVE_UP_AFTER = 3
 """Consecutive failed batches after which the scorer is not asked again this run."""
@@ -201,17 +202,19 @@ def _protect(
     problems.extend(pin_problems)
     n = len(segments)
     recent_from = max(0, n - settings.keep_recent)
-    reasons = [""] * n
-    reasons[recent_from:] = ["recent"] * (n - recent_from)
-    for i in [i for i, seg in enumerate(segments) if seg.role in _SYSTEM_ROLES]:
+    reasons = [""] * recent_from + ["recent"] * (n - recent_from)
+    roles = list(map(_ROLE, segments))
+    for i in compress(range(n), map(_SYSTEM_ROLES.__contains__, roles)):
         reasons[i] = "system"
-    unpinned = [i for i in range(recent_from) if not reasons[i]]
-    texts = [segments[i].text for i in unpinned]
+    # Column by column (map, compress, filterfalse run in C): most messages go through.
+    unpinned = list(itertools.filterfalse(reasons.__getitem__, range(recent_from)))
+    unpinned_segments = list(map(segments.__getitem__, unpinned))
+    texts = list(map(_TEXT, unpinned_segments))
     # A message that makes or answers tool calls is tool traffic: the words beside a call
     # narrate it ("Let me read src/x.py"), so only failures pin it.
     prose = [
         "" if seg.calls or seg.results or seg.is_native_call or seg.role == "tool" else seg.text
-        for seg in map(segments.__getitem__, unpinned)
+        for seg in unpinned_segments
     ]
     found = pins.pins_of(texts, prose)
     for k in [k for k, pin in enumerate(found) if pin is not None]:
@@ -221,14 +224,13 @@ def _protect(
         # is also "错误信息必须保留行号" or "补充两点：禁止…" (subject first, after a
         # colon). The auditor's extractor, which judges survival, decides; it runs only
         # where one of its markers can be (may_hold_constraints).
+        is_user = map("user".__eq__, map(roles.__getitem__, unpinned))
         users = [
-            k
-            for k, (pin, words) in enumerate(zip(found, prose, strict=True))
-            if pin is None and words and segments[unpinned[k]].role == "user"
+            k for k in compress(range(len(unpinned)), is_user) if found[k] is None and prose[k]
         ]
         cued = may_hold_constraints([prose[k] for k in users])
-        for k, cue in zip(users, cued, strict=True):
-            if cue and extract_constraints(prose[k]):
+        for k in compress(users, cued):
+            if extract_constraints(prose[k]):
                 reasons[unpinned[k]] = "pinned:constraint"
     return reasons
 
@@ -432,9 +434,9 @@ def _select_and_build(
     else:
         # Messages alone (most of them), a column at a time: protected, unsure, or
         # candidates.
-        alone = [i for i in range(n) if i not in in_unit] if in_unit else range(n)
-        protected = [i for i in alone if own[i]]
-        free = [i for i in alone if not own[i]] if protected else alone
+        alone = list(itertools.filterfalse(in_unit.__contains__, range(n)))
+        protected = list(compress(alone, map(own.__getitem__, alone)))
+        free = list(itertools.filterfalse(own.__getitem__, alone)) if protected else alone
         free_scores = list(map(scores.__getitem__, free))
         sure = list(
             map(operator.le, itertools.repeat(min_confidence), map(_CONFIDENCE, free_scores))
@@ -457,35 +459,46 @@ def _select_and_build(
                 map(tokens.__getitem__, chosen),
             )
         )
-    multi: list[Unit] = []
-    for unit in units:
+    multi = [u for u in units if len(u.members) > 1]
+    # Tool units whose members carry no protection of their own: scored as a whole, a
+    # column at a time (most units of an agent session); the others one by one below.
+    owned = set(compress(range(n), own)) if compaction_needed else set()
+    plain = [u for u in units if not u.broken and owned.isdisjoint(u.members)]
+    for unit in units if len(plain) < len(units) else ():
         members = unit.members
-        if len(members) > 1:
-            multi.append(unit)
         if unit.broken and not unit.pending:
             for i in members:
                 kept[i], reason[i] = False, "orphan"
-            continue
-        if not compaction_needed:
-            continue
-        unit_own = _unit_reason(unit, own)
-        unit_b = sum(map(sizes.__getitem__, members))
-        unit_t = sum(map(tokens.__getitem__, members))
-        if unit.pending or unit_own:
+        elif compaction_needed and (unit.pending or not owned.isdisjoint(members)):
+            unit_own = _unit_reason(unit, own)
             r = unit_own or "pending-call"
             for i in members:
                 reason[i] = _message_reason(i, r, own, len(members) == 1) if unit_own else r
-            forced_b += unit_b
-            forced_t += unit_t
-            continue
-        unit_scores = list(map(scores.__getitem__, members))
-        if min(map(_CONFIDENCE, unit_scores)) < min_confidence:
-            for i in members:
+            forced_b += sum(map(sizes.__getitem__, members))
+            forced_t += sum(map(tokens.__getitem__, members))
+    if compaction_needed and plain:
+        members_of = [u.members for u in plain]
+        unit_b = list(map(sum, map(map, itertools.repeat(sizes.__getitem__), members_of)))
+        unit_t = list(map(sum, map(map, itertools.repeat(tokens.__getitem__), members_of)))
+        unit_scores = list(map(list, map(map, itertools.repeat(scores.__getitem__), members_of)))
+        confidence = map(min, map(map, itertools.repeat(_CONFIDENCE), unit_scores))
+        sure = list(map(operator.le, itertools.repeat(min_confidence), confidence))
+        for unit in compress(plain, map(operator.not_, sure)):
+            for i in unit.members:
                 reason[i] = "unsure"
-            forced_b += unit_b
-            forced_t += unit_t
-            continue
-        candidates.append((max(map(_VALUE, unit_scores)), unit.last, unit, unit_b, unit_t))
+        not_sure = list(map(operator.not_, sure))
+        forced_b += sum(compress(unit_b, not_sure))
+        forced_t += sum(compress(unit_t, not_sure))
+        candidates.extend(
+            zip(
+                map(max, map(map, itertools.repeat(_VALUE), compress(unit_scores, sure))),
+                map(_LAST, compress(members_of, sure)),
+                compress(plain, sure),
+                compress(unit_b, sure),
+                compress(unit_t, sure),
+                strict=True,
+            )
+        )
 
     over_b, over_t = budget.exceeded_by(forced_b, forced_t)
     summary: Any | None = None
@@ -502,20 +515,18 @@ def _select_and_build(
         cap_t = None if left_t is None else left_t // 4
         avail_b = None if left_b is None else left_b - cap_b
         avail_t = None if left_t is None or cap_t is None else left_t - cap_t
-        candidates.sort(key=itemgetter(0, 1), reverse=True)  # by value, ties: newer first
+        # By value, ties: newer first. (value, last index) is unique to a candidate, so
+        # the tuples sort as their first two fields would, without building key tuples.
+        candidates.sort(reverse=True)
         dropped: list[int] = []
         dropped_reason = "over-budget" if over else "budget"
+        # Room left for kept units: unlimited without a target, none when over budget.
+        room_b: float = -1 if over else math.inf if avail_b is None else avail_b
+        room_t: float = -1 if over else math.inf if avail_t is None else avail_t
         for _value, last, group, ub, ut in candidates:
-            fits = (
-                not over
-                and (avail_b is None or ub <= avail_b)
-                and (avail_t is None or ut <= avail_t)
-            )
-            if fits:
-                if avail_b is not None:
-                    avail_b -= ub
-                if avail_t is not None:
-                    avail_t -= ut
+            if ub <= room_b and ut <= room_t:
+                room_b -= ub
+                room_t -= ut
                 if group is None or len(group.members) == 1:
                     reason[last] = "selected"
                 else:
@@ -571,8 +582,8 @@ def _select_and_build(
             list(map(_ROLE, segments)),
             sizes,
             tokens,
-            [None if score is None else score.value for score in score_of],
-            [None if score is None else score.confidence for score in score_of],
+            list(map(getattr, score_of, itertools.repeat("value"), itertools.repeat(None))),
+            list(map(getattr, score_of, itertools.repeat("confidence"), itertools.repeat(None))),
             kept,
             reason,
             unit_of,
@@ -590,7 +601,7 @@ def _select_and_build(
         tokens_after=sum(compress(tokens, kept)) + summary_tokens,
         kept=kept_count,
         dropped=n - kept_count,
-        pinned=sum(map(_IS_PINNED, own)),
+        pinned=n - own.count("") - own.count("system") - own.count("recent"),
         protected=sum(map(bool, compress(own, kept))),
         over_budget_bytes=over_b,
         over_budget_tokens=over_t,
