@@ -32,9 +32,9 @@ _HEAD_BYTES = 1 << 20
 _READ_BUFFER = 1 << 20
 
 
-@dataclass(frozen=True, slots=True)
-class Record:
-    """One decoded JSON value and the 1-based line it started on."""
+class Record(msgspec.Struct, frozen=True):
+    """One decoded JSON value and the 1-based line it started on (a Struct, one per
+    line of a log, for the reason given on :class:`~ctxkeep.log.model.Event`)."""
 
     line: int
     value: Any
