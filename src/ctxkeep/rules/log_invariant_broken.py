@@ -47,15 +47,17 @@ class LogInvariantBroken(Rule):
         yield from self._sequence(ctx)
 
     def _orphans(self, ctx: RuleContext) -> Iterator[Finding]:
-        events = ctx.session.events
-        call_ids = {e.call_id for e in events if e.kind is EventKind.TOOL_CALL and e.call_id}
-        result_ids = {e.call_id for e in events if e.kind is EventKind.TOOL_RESULT and e.call_id}
-        no_result = [
-            e for e in events if e.kind is EventKind.TOOL_CALL and e.call_id not in result_ids
-        ]
-        no_call = [
-            e for e in events if e.kind is EventKind.TOOL_RESULT and e.call_id not in call_ids
-        ]
+        calls: list[Event] = []
+        results: list[Event] = []
+        for e in ctx.session.events:  # one pass: a log has tens of thousands of events
+            if e.kind is EventKind.TOOL_CALL:
+                calls.append(e)
+            elif e.kind is EventKind.TOOL_RESULT:
+                results.append(e)
+        call_ids = {e.call_id for e in calls if e.call_id}
+        result_ids = {e.call_id for e in results if e.call_id}
+        no_result = [e for e in calls if e.call_id not in result_ids]
+        no_call = [e for e in results if e.call_id not in call_ids]
         if no_result:
             n = len(no_result)
             yield self.finding(
