@@ -153,9 +153,13 @@ class CompactionView:
                     # the tool's name is on screen with its call ("read_file {...}")
                     yield event.tool_name
 
-    @cached_property
-    def sources(self) -> SourceIndex:
-        """An index of :meth:`source_texts` that says whether an identifier is in them."""
+    def source_index(self) -> SourceIndex:
+        """An index of :meth:`source_texts` that says whether an identifier is in them.
+
+        Built anew on each call and not kept: it holds a copy of every source text
+        (two, once a lookup ignores case), and kept for every compaction it doubled the
+        memory an audit needs (21.6 MB benchmark log: see benchmarks/RESULTS.md).
+        """
         return SourceIndex(self._source_tier(results=False), bulk=self._source_tier(results=True))
 
     @cached_property

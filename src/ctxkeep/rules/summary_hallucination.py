@@ -103,12 +103,11 @@ def invented_items(view: CompactionView) -> list[Identifier]:
     if summary is None:
         return []
     invented: dict[str, Identifier] = {}
+    sources = view.source_index()
     for identifier in extract_identifiers(summary):
         if identifier.text in invented or _is_harness_text(identifier, summary):
             continue
-        if not view.sources.contains(identifier) and not is_file_of_a_named_module(
-            identifier, view.sources
-        ):
+        if not sources.contains(identifier) and not is_file_of_a_named_module(identifier, sources):
             invented[identifier.text] = identifier
     return list(invented.values())
 
