@@ -15,7 +15,6 @@ import itertools
 import math
 import operator
 import re
-from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from ctxkeep.scorers.base import Score, ScoreRequest
@@ -63,14 +62,16 @@ def _offsets(lengths: Iterable[int]) -> list[int]:
 
 def _term_counts(
     corpus: str, starts: Sequence[int], words: Sequence[str], bigrams: Sequence[str]
-) -> dict[int, dict[str, int]]:
+) -> tuple[dict[int, dict[str, int]], dict[str, int]]:
     """Occurrences of each query term in each text of ``corpus`` (texts joined by NUL),
-    for the texts that hold any: text index -> term -> count.
+    for the texts that hold any (text index -> term -> count), and the number of texts
+    that hold each term (its document frequency).
 
     One ``str.find`` scan per term over the whole corpus: C speed, instead of a regex
     call per message (10,000 messages: ~5 ms instead of ~60 ms).
     """
     counts: dict[int, dict[str, int]] = {}
+    df: dict[str, int] = {}
     size = len(corpus)
     is_term_char = _is_term_char
     for term, whole_word in [(w, True) for w in words] + [(b, False) for b in bigrams]:
@@ -89,10 +90,14 @@ def _term_counts(
                 found = counts.get(text)
                 if found is None:
                     counts[text] = {term: 1}
+                    df[term] = df.get(term, 0) + 1
+                elif term in found:
+                    found[term] += 1
                 else:
-                    found[term] = found.get(term, 0) + 1
+                    found[term] = 1
+                    df[term] = df.get(term, 0) + 1
             pos = corpus.find(term, pos + 1)
-    return counts
+    return counts, df
 
 
 class LexicalScorer:
@@ -123,17 +128,18 @@ class LexicalScorer:
             starts = _offsets(map(len, lowered))
             corpus = "\x00".join(lowered)
         # Most messages share no term with the task: only those that do are scored.
-        counts = _term_counts(corpus, starts, words, bigrams)
-        df: Counter[str] = Counter()
-        for found in counts.values():
-            df.update(found.keys())
+        counts, df = _term_counts(corpus, starts, words, bigrams)
         avgdl = (sum(lengths) / n) or 1.0
         idf = {t: math.log(1.0 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
         k1, b = self.k1, self.b
         raw: dict[int, float] = {}
         for text, found in counts.items():
             norm = k1 * (1.0 - b + b * lengths[text] / avgdl)
-            raw[text] = sum(idf[t] * tf * (k1 + 1.0) / (tf + norm) for t, tf in found.items())
+            if len(found) == 1:  # the common case; the same float as the sum of one term
+                ((t, tf),) = found.items()
+                raw[text] = idf[t] * tf * (k1 + 1.0) / (tf + norm)
+            else:
+                raw[text] = sum(idf[t] * tf * (k1 + 1.0) / (tf + norm) for t, tf in found.items())
         best = max(raw.values(), default=0.0)
         if best <= 0:
             return [_ZERO] * n
