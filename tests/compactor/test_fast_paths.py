@@ -21,7 +21,7 @@ from ctxkeep.compactor.pins import (
     may_hold_constraints,
 )
 from ctxkeep.compactor.result import Decision, frozen_from_columns
-from ctxkeep.compactor.segment import group_units, segment_messages
+from ctxkeep.compactor.segment import group_units, read_segments
 from ctxkeep.extract import constraints as extractor
 from ctxkeep.extract import extract_constraints
 from ctxkeep.scorers import Candidate
@@ -176,18 +176,18 @@ def _openai(n_plain: int) -> list[dict[str, Any]]:
 
 
 def test_only_tool_traffic_is_listed_in_units() -> None:
-    units = group_units(segment_messages(_openai(2), exact_tokens=False))
+    units = group_units(read_segments(_openai(2), exact_tokens=False))
     assert [(u.members, u.broken, u.pending) for u in units] == [
         ((1, 4, 5), False, False),
         ((6,), True, False),
     ]
-    assert group_units(segment_messages([{"role": "user", "content": "x"}])) == []
+    assert group_units(read_segments([{"role": "user", "content": "x"}])) == []
 
 
 def test_messages_are_scored_in_the_order_of_their_unit() -> None:
     # A unit's members are scored together at its first member's place (remote scorers'
     # batches follow the conversation), messages alone at their own.
-    units = group_units(segment_messages(_openai(2), exact_tokens=False))
+    units = group_units(read_segments(_openai(2), exact_tokens=False))
     own = ["", "", "", "", "", "", "recent"]
     assert _to_score_order(units, own) == [0, 1, 4, 5, 2, 3]
     own[4] = "pinned:trace"  # a protected member keeps its whole unit from scoring

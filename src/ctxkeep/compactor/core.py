@@ -36,7 +36,7 @@ from ctxkeep.compactor.result import (
     Decision,
     frozen_from_columns,
 )
-from ctxkeep.compactor.segment import Segment, Unit, group_units, segment_messages
+from ctxkeep.compactor.segment import Segments, Unit, group_units, read_segments
 from ctxkeep.compactor.summary import (
     conversation_dialect,
     cut_utf8,
@@ -59,15 +59,9 @@ from ctxkeep.tokens import count_tokens, estimate_tokens, token_method
 
 __all__ = ["compact", "replay"]
 
-_BYTES = attrgetter("bytes")
-_TOKENS = attrgetter("tokens")
-_HASH = attrgetter("hash")
 _INDEX = attrgetter("index")
-_ROLE = attrgetter("role")
-_TEXT = attrgetter("text")
 _VALUE = attrgetter("value")
 _CONFIDENCE = attrgetter("confidence")
-_DIALECT = attrgetter("dialect")
 _LAST = itemgetter(-1)
 
 _GIVE_UP_AFTER = 3
@@ -186,7 +180,7 @@ def _as_list(messages: Any, problems: list[str]) -> list[Any]:
 
 def _protect(
     messages: Sequence[Any],
-    segments: Sequence[Segment],
+    segments: Segments,
     settings: _Settings,
     problems: list[str],
 ) -> list[str]:
@@ -203,18 +197,19 @@ def _protect(
     n = len(segments)
     recent_from = max(0, n - settings.keep_recent)
     reasons = [""] * recent_from + ["recent"] * (n - recent_from)
-    roles = list(map(_ROLE, segments))
+    roles = segments.roles
     for i in compress(range(n), map(_SYSTEM_ROLES.__contains__, roles)):
         reasons[i] = "system"
     # Column by column (map, compress, filterfalse run in C): most messages go through.
     unpinned = list(itertools.filterfalse(reasons.__getitem__, range(recent_from)))
-    unpinned_segments = list(map(segments.__getitem__, unpinned))
-    texts = list(map(_TEXT, unpinned_segments))
+    texts = list(map(segments.texts.__getitem__, unpinned))
     # A message that makes or answers tool calls is tool traffic: the words beside a call
     # narrate it ("Let me read src/x.py"), so only failures pin it.
+    traffic = zip(segments.calls, segments.results, segments.native_calls, strict=True)
+    is_traffic = list(map(any, traffic))
     prose = [
-        "" if seg.calls or seg.results or seg.is_native_call or seg.role == "tool" else seg.text
-        for seg in unpinned_segments
+        "" if is_traffic[i] or roles[i] == "tool" else text
+        for i, text in zip(unpinned, texts, strict=True)
     ]
     found = pins.pins_of(texts, prose)
     for k in [k for k, pin in enumerate(found) if pin is not None]:
@@ -238,13 +233,14 @@ def _protect(
 # --- score -----------------------------------------------------------------------------
 
 
-def _state(task: str, segments: Sequence[Segment], settings: _Settings) -> str:
+def _state(task: str, segments: Segments, settings: _Settings) -> str:
     """The task and the latest messages, cut to ``state_message_bytes``."""
     parts = [f"Task: {task}"]
-    tail = segments[-settings.keep_recent :] if settings.keep_recent else []
+    n = len(segments)
+    tail = range(max(0, n - settings.keep_recent), n) if settings.keep_recent else range(0)
     if tail:
         parts.append("Latest messages:")
-        parts.extend(f"{s.role or 'message'}: {s.text}" for s in tail)
+        parts.extend(f"{segments.roles[i] or 'message'}: {segments.texts[i]}" for i in tail)
     return cut_utf8("\n".join(parts), settings.state_message_bytes)
 
 
@@ -271,7 +267,7 @@ def _scorer_name(scorer: Scorer) -> str:
 def _score(
     scorer: Scorer,
     task: str,
-    segments: Sequence[Segment],
+    segments: Segments,
     to_score: Sequence[int],
     settings: _Settings,
     problems: list[str],
@@ -284,7 +280,7 @@ def _score(
     remote = bool(getattr(scorer, "remote", False))
     per_candidate = bool(getattr(scorer, "per_candidate", False))
     state = _state(task, segments, settings) if remote else task
-    texts = [segments[i].text for i in to_score]
+    texts = list(map(segments.texts.__getitem__, to_score))
     if remote:
         texts = [cut_utf8(text, QUESTION_BYTES) for text in texts]
     candidates = list(frozen_from_columns(Candidate, (to_score, texts, [n] * len(texts))))
@@ -365,21 +361,22 @@ def _message_reason(i: int, unit_reason: str, own: Sequence[str], alone: bool) -
     return f"paired:{unit_reason}"
 
 
-def _run_id(segments: Sequence[Segment], settings: _Settings, task: str, scorer: str) -> str:
+def _run_id(segments: Segments, settings: _Settings, task: str, scorer: str) -> str:
     digest = hashlib.sha256()
-    digest.update("".join(map(_HASH, segments)).encode())  # = one update per hash
+    digest.update("".join(segments.hashes).encode())  # = one update per hash
     digest.update(repr((settings.to_dict(), task, scorer)).encode("utf-8", "surrogatepass"))
     return digest.hexdigest()[:16]
 
 
 def _needs_scoring(
-    segments: Sequence[Segment], units: Sequence[Unit], own: Sequence[str], budget: _Budget
+    segments: Segments, units: Sequence[Unit], own: Sequence[str], budget: _Budget
 ) -> tuple[bool, list[int]]:
     """Whether anything must go, and the messages that may be scored (in order of their
     unit's first message: a remote scorer's batches follow the conversation)."""
     unsendable = [i for u in units if u.broken and not u.pending for i in u.members]
-    total_b = sum(map(_BYTES, segments)) - sum(segments[i].bytes for i in unsendable)
-    total_t = sum(map(_TOKENS, segments)) - sum(segments[i].tokens for i in unsendable)
+    sizes, tokens = segments.sizes, segments.tokens
+    total_b = sum(sizes) - sum(map(sizes.__getitem__, unsendable))
+    total_t = sum(tokens) - sum(map(tokens.__getitem__, unsendable))
     over = budget.exceeded_by(total_b, total_t)
     if over == (0, 0):
         return False, []
@@ -406,7 +403,7 @@ def _to_score_order(units: Sequence[Unit], own: Sequence[str]) -> list[int]:
 
 def _select_and_build(
     messages: Sequence[Any],
-    segments: Sequence[Segment],
+    segments: Segments,
     units: Sequence[Unit],
     own: Sequence[str],
     scoring: _Scoring,
@@ -418,8 +415,7 @@ def _select_and_build(
 ) -> CompactionResult:
     budget = _Budget(settings.target_bytes, settings.target_tokens)
     n = len(segments)
-    sizes = list(map(_BYTES, segments))
-    tokens = list(map(_TOKENS, segments))
+    sizes, tokens = segments.sizes, segments.tokens
     kept = [True] * n
     reason = [""] * n
     scores = scoring.scores
@@ -561,7 +557,7 @@ def _select_and_build(
                     if isinstance(messages[first_dropped], Mapping)
                     else None
                 )
-                dialect = conversation_dialect(map(_DIALECT, segments))
+                dialect = conversation_dialect(segments.dialects)
                 summary = summary_message(text, dialect, settings.summary_role, seq)
                 summary_size = len(text.encode("utf-8", "surrogatepass"))
 
@@ -578,8 +574,8 @@ def _select_and_build(
         Decision,
         (
             range(n),
-            list(map(_HASH, segments)),
-            list(map(_ROLE, segments)),
+            segments.hashes,
+            segments.roles,
             sizes,
             tokens,
             list(map(getattr, score_of, itertools.repeat("value"), itertools.repeat(None))),
@@ -818,7 +814,7 @@ def _compact(
     msgs = _as_list(messages, problems)
     task_text = _task_text(task, problems)
     exact = settings.target_tokens is not None
-    segments = segment_messages(msgs, exact_tokens=exact)
+    segments = read_segments(msgs, exact_tokens=exact)
     units = group_units(segments)
     own = _protect(msgs, segments, settings, problems)
     budget = _Budget(settings.target_bytes, settings.target_tokens)
@@ -853,9 +849,7 @@ def _load_run(receipts: Any, run_id: str | None) -> tuple[ReceiptRun | None, lis
     return run, notes
 
 
-def _recorded_scores(
-    run: ReceiptRun, segments: Sequence[Segment]
-) -> tuple[dict[int, Score], set[int]]:
+def _recorded_scores(run: ReceiptRun, segments: Segments) -> tuple[dict[int, Score], set[int]]:
     """Scores from the receipt, matched to messages by content hash (in order of
     occurrence, so repeated texts match their own records), and the unmatched indexes.
     """
@@ -866,10 +860,10 @@ def _recorded_scores(
             by_hash.setdefault(digest, deque()).append(record)
     scores: dict[int, Score] = {}
     unmatched: set[int] = set()
-    for seg in segments:
-        queue = by_hash.get(seg.hash)
+    for position, content_hash in enumerate(segments.hashes):
+        queue = by_hash.get(content_hash)
         if not queue:
-            unmatched.add(seg.position)
+            unmatched.add(position)
             continue
         record = queue.popleft()
         value, confidence = record.get("score"), record.get("confidence")
@@ -877,7 +871,7 @@ def _recorded_scores(
             continue
         score = Score(value, confidence)
         if score.is_valid():
-            scores[seg.position] = Score(float(value), float(confidence))
+            scores[position] = Score(float(value), float(confidence))
     return scores, unmatched
 
 
@@ -954,7 +948,7 @@ def _replay(
             options[name] = value
     settings = _settings(options, problems)
     exact = settings.target_tokens is not None
-    segments = segment_messages(msgs, exact_tokens=exact)
+    segments = read_segments(msgs, exact_tokens=exact)
     units = group_units(segments)
     own = _protect(msgs, segments, settings, problems)
     needed, to_score = _needs_scoring(

@@ -10,16 +10,17 @@ the last message, which are still waiting for their results.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import operator
 from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import compress
 from typing import Any, NamedTuple
 
 from ctxkeep.messages import Dialect, message_parts
 from ctxkeep.tokens import count_tokens
 
-__all__ = ["Segment", "Unit", "group_units", "segment_messages"]
+__all__ = ["Segment", "Segments", "Unit", "group_units", "read_segments", "segment_messages"]
 
 
 class Segment(NamedTuple):
@@ -62,17 +63,49 @@ class Unit(NamedTuple):
         return self.members[-1]
 
 
-def segment_messages(messages: Sequence[Any], *, exact_tokens: bool = True) -> list[Segment]:
+@dataclass(frozen=True, slots=True)
+class Segments:
+    """Every message reduced to what the compactor needs, a column per field.
+
+    Columns, not an object per message: the compactor reads each field of all messages
+    at once (sizes, hashes, roles) with map() and compress(), which run in C; one
+    :class:`Segment` is built only for the few messages the summary quotes.
+    """
+
+    dialects: Sequence[Dialect]
+    roles: Sequence[str | None]
+    texts: Sequence[str]
+    sizes: Sequence[int]
+    """UTF-8 bytes of each text."""
+    tokens: Sequence[int]
+    hashes: Sequence[str]
+    calls: Sequence[tuple[str, ...]]
+    results: Sequence[tuple[str, ...]]
+    native_calls: Sequence[bool]
+    native_messages: Sequence[bool]
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def __getitem__(self, i: int) -> Segment:
+        return Segment(
+            i, self.dialects[i], self.roles[i], self.texts[i], self.sizes[i], self.tokens[i],
+            self.hashes[i], self.calls[i], self.results[i], self.native_calls[i],
+            self.native_messages[i],
+        )  # fmt: skip
+
+
+def read_segments(messages: Sequence[Any], *, exact_tokens: bool = True) -> Segments:
     """Text, UTF-8 size, token count and SHA-256 of every message, in order.
 
     ``exact_tokens`` counts o200k tokens; without it tokens are the labelled estimate
     (bytes / 4), which is what a bytes-only budget needs and ~10x cheaper.
     """
     if not messages:
-        return []
+        return Segments((), (), (), (), (), (), (), (), (), ())
     # Column by column with map() and zip(): the per-message work stays in C (10,000
-    # messages: ~12 ms instead of ~30 ms for a loop building each Segment in turn).
-    dialects, roles, texts, call_ids, result_ids = zip(*map(message_parts, messages), strict=True)
+    # messages: ~10 ms instead of ~30 ms for a loop building a record per message).
+    dialects, roles, texts, calls, results = zip(*map(message_parts, messages), strict=True)
     raws = [text.encode("utf-8", "surrogatepass") for text in texts]
     sizes = list(map(len, raws))
     tokens = list(map(count_tokens, texts)) if exact_tokens else [(size + 3) // 4 for size in sizes]
@@ -82,46 +115,36 @@ def segment_messages(messages: Sequence[Any], *, exact_tokens: bool = True) -> l
             message.get("type") if dialect == "ctxkeep" else None
             for message, dialect in zip(messages, dialects, strict=True)
         ]
-        native_call = [kind == "tool/call" for kind in kinds]
-        native_message = [kind == "message" for kind in kinds]
+        native_calls = [kind == "tool/call" for kind in kinds]
+        native_messages = [kind == "message" for kind in kinds]
     else:
-        native_call = native_message = [False] * len(raws)
-    return list(
-        map(
-            _new_segment,
-            zip(
-                range(len(raws)),
-                dialects,
-                roles,
-                texts,
-                sizes,
-                tokens,
-                hashes,
-                call_ids,
-                result_ids,
-                native_call,
-                native_message,
-                strict=True,
-            ),
-        )
-    )
+        native_calls = native_messages = [False] * len(raws)
+    return Segments(
+        dialects, roles, texts, sizes, tokens, hashes, calls, results, native_calls,
+        native_messages,
+    )  # fmt: skip
+
+
+def segment_messages(messages: Sequence[Any], *, exact_tokens: bool = True) -> list[Segment]:
+    """:func:`read_segments` as one :class:`Segment` per message."""
+    segments = read_segments(messages, exact_tokens=exact_tokens)
+    return [segments[i] for i in range(len(segments))]
 
 
 _hexdigest = operator.methodcaller("hexdigest")
-_new_segment = functools.partial(tuple.__new__, Segment)
-"""``Segment(*fields)`` without the named tuple's Python-level ``__new__``."""
 
 
-def group_units(segments: Sequence[Segment]) -> list[Unit]:
+def group_units(segments: Segments) -> list[Unit]:
     """The tool units (union-find), in order of their first message: every message that
     makes or answers a tool call is in exactly one. Every other message is a unit of its
     own, well-formed, and not listed (most of a session: no object is built for them).
     """
     n = len(segments)
-    involved = [seg for seg in segments if seg.calls or seg.results or seg.is_native_call]
+    calls, results, native_calls = segments.calls, segments.results, segments.native_calls
+    involved = list(compress(range(n), map(any, zip(calls, results, native_calls, strict=True))))
     if not involved:
         return []
-    parent = {seg.position: seg.position for seg in involved}
+    parent = {i: i for i in involved}
 
     def find(i: int) -> int:
         while parent[i] != i:
@@ -137,39 +160,39 @@ def group_units(segments: Sequence[Segment]) -> list[Unit]:
     open_calls: dict[str, int] = {}
     orphan_result: set[int] = set()
     turn_anchor: int | None = None
+    native_messages = segments.native_messages
     # A ctxkeep "message" event ends a turn of tool/call events: walk those too.
     walk = (
-        [seg for seg in segments if seg.calls or seg.results or seg.is_native_call
-         or seg.is_native_message]
-        if any(seg.is_native_message for seg in segments)
+        sorted({*involved, *compress(range(n), native_messages)})
+        if any(native_messages)
         else involved
-    )  # fmt: skip
-    for seg in walk:
-        if seg.is_native_call:
+    )
+    for i in walk:
+        if native_calls[i]:
             if turn_anchor is None:
-                turn_anchor = seg.position
+                turn_anchor = i
             else:
-                union(turn_anchor, seg.position)
-        elif seg.is_native_message:
+                union(turn_anchor, i)
+        elif native_messages[i]:
             turn_anchor = None
-        for cid in seg.calls:
-            open_calls[cid] = seg.position
-        for rid in seg.results:
+        for cid in calls[i]:
+            open_calls[cid] = i
+        for rid in results[i]:
             caller = open_calls.pop(rid, None)
-            if caller is None or caller == seg.position:
-                orphan_result.add(seg.position)
-            elif parent[caller] == caller and parent[seg.position] == seg.position:
-                parent[seg.position] = caller  # the common case: union of two roots
+            if caller is None or caller == i:
+                orphan_result.add(i)
+            elif parent[caller] == caller and parent[i] == i:
+                parent[i] = caller  # the common case: union of two roots
             else:
-                union(caller, seg.position)
+                union(caller, i)
     unanswered = set(open_calls.values())
 
     groups: dict[int, list[int]] = {}
-    for seg in involved:  # in order of position, so each group's members are sorted
-        root = parent[seg.position]
+    for i in involved:  # in order of position, so each group's members are sorted
+        root = parent[i]
         if parent[root] != root:
             root = find(root)
-        groups.setdefault(root, []).append(seg.position)
+        groups.setdefault(root, []).append(i)
     units: list[Unit] = []
     for group in groups.values():  # each group was opened by its first member: in order
         members = tuple(group)
