@@ -14,7 +14,11 @@ README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encodi
 
 def _commands() -> list[tuple[str, click.Command]]:
     out: list[tuple[str, click.Command]] = []
-    for name, command in sorted(cli.commands.items()):
+    ctx = click.Context(cli)
+    for name in cli.list_commands(ctx):
+        command = cli.get_command(ctx, name)
+        assert command is not None, name
+        assert command.name == name, f"{name} is registered as {command.name}"
         out.append((name, command))
         if isinstance(command, click.Group):
             out.extend((f"{name} {sub}", c) for sub, c in sorted(command.commands.items()))

@@ -1,27 +1,55 @@
-"""The ``ctxkeep`` command group. Each command lives in its own module under ``cli/``."""
+"""The ``ctxkeep`` command group. Each command lives in its own module under ``cli/``.
+
+A command's module is imported when that command runs (or when ``--help`` lists them
+all): ``ctxkeep audit`` need not load the compactor, the guard, the HTML report and the
+MCP server first (start-up 116-135 ms -> ~87 ms, ``python -X importtime``).
+"""
 
 from __future__ import annotations
+
+import importlib
 
 import click
 
 from ctxkeep._version import __version__
-from ctxkeep.cli.audit import audit_command
-from ctxkeep.cli.bench import bench
-from ctxkeep.cli.compact import compact_command
-from ctxkeep.cli.diff import diff_command
-from ctxkeep.cli.doctor import doctor_command
-from ctxkeep.cli.guard_check import check_messages
-from ctxkeep.cli.guard_stats import guard_stats
-from ctxkeep.cli.log_check import log_check
-from ctxkeep.cli.mcp import mcp_command
-from ctxkeep.cli.receipts import receipts_command
-from ctxkeep.cli.replay import replay_command
-from ctxkeep.cli.score import score_command
-from ctxkeep.cli.show import show
-from ctxkeep.cli.sweep import sweep_command
+
+# name -> (module, attribute); the order is the one --help lists them in
+COMMANDS: dict[str, tuple[str, str]] = {
+    "audit": ("ctxkeep.cli.audit", "audit_command"),
+    "sweep": ("ctxkeep.cli.sweep", "sweep_command"),
+    "diff": ("ctxkeep.cli.diff", "diff_command"),
+    "log-check": ("ctxkeep.cli.log_check", "log_check"),
+    "show": ("ctxkeep.cli.show", "show"),
+    "bench": ("ctxkeep.cli.bench", "bench"),
+    "check-messages": ("ctxkeep.cli.guard_check", "check_messages"),
+    "guard-stats": ("ctxkeep.cli.guard_stats", "guard_stats"),
+    "score": ("ctxkeep.cli.score", "score_command"),
+    "compact": ("ctxkeep.cli.compact", "compact_command"),
+    "replay": ("ctxkeep.cli.replay", "replay_command"),
+    "receipts": ("ctxkeep.cli.receipts", "receipts_command"),
+    "doctor": ("ctxkeep.cli.doctor", "doctor_command"),
+    "mcp": ("ctxkeep.cli.mcp", "mcp_command"),
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _LazyGroup(click.Group):
+    """A group whose commands are imported on first use (click's documented pattern)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module, attribute = target
+        command = getattr(importlib.import_module(module), attribute)
+        if not isinstance(command, click.Command):  # pragma: no cover - a wiring mistake
+            raise TypeError(f"{module}.{attribute} is not a click command")
+        return command
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="ctxkeep")
 def cli() -> None:
     """ctxkeep: make context compaction of LLM agent sessions trustworthy.
@@ -30,26 +58,6 @@ def cli() -> None:
     log-check), compact message lists by relevance (score, compact, replay), and
     read what is in a log (show).
     """
-
-
-COMMANDS: tuple[click.Command, ...] = (
-    audit_command,
-    sweep_command,
-    diff_command,
-    log_check,
-    show,
-    bench,
-    check_messages,
-    guard_stats,
-    score_command,
-    compact_command,
-    replay_command,
-    receipts_command,
-    doctor_command,
-    mcp_command,
-)
-for _command in COMMANDS:
-    cli.add_command(_command)
 
 
 def main() -> None:
