@@ -7,6 +7,7 @@ through slot descriptors that equal the dataclass's own, and the tool-unit listi
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -15,10 +16,12 @@ from hypothesis import strategies as st
 
 from ctxkeep.compactor.core import _to_score_order
 from ctxkeep.compactor.pins import (
+    BUILTIN_PINS,
     CONSTRAINT_CUES,
     CONSTRAINT_CUES_ZH,
     compile_pins,
     may_hold_constraints,
+    trigger_head,
 )
 from ctxkeep.compactor.result import Decision, frozen_from_columns
 from ctxkeep.compactor.segment import group_units, read_segments
@@ -192,3 +195,14 @@ def test_messages_are_scored_in_the_order_of_their_unit() -> None:
     assert _to_score_order(units, own) == [0, 1, 4, 5, 2, 3]
     own[4] = "pinned:trace"  # a protected member keeps its whole unit from scoring
     assert _to_score_order(units, own) == [0, 2, 3]
+
+
+def test_trigger_heads_start_every_match_of_their_trigger() -> None:
+    heads = {t: trigger_head(t) for _, _, t, _ in BUILTIN_PINS if isinstance(t, str)}
+    assert set(heads.values()) == {"E", "."}
+    sample = "EIO E2BIG. main.py x.JSON, Ex EACCES .md ENOENT\nE"
+    for trigger, head in heads.items():
+        matches = list(re.finditer(trigger, sample))
+        assert matches
+        assert all(sample[m.start()] == head for m in matches)
+    assert trigger_head("E?x") == trigger_head("a|b") == trigger_head("[ab]") == ""

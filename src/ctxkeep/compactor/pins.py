@@ -142,6 +142,21 @@ class _Pin:
     substrings: tuple[str, ...]
     trigger: re.Pattern[str] | None
     lookback: int
+    trigger_head: str
+    """The character every match of ``trigger`` starts with ('' when not one literal)."""
+
+
+def trigger_head(trigger: str) -> str:
+    """The literal character every match of a trigger regex starts with (``E[A-Z2]`` ->
+    ``E``, ``\\.(?i:py|js)`` -> ``.``), or '' when it starts otherwise. (Built-in triggers
+    have no top-level ``|``; a head followed by a quantifier is not required.)"""
+    if trigger[:1].isalnum():
+        head, rest = trigger[0], trigger[1:]
+    elif trigger[:1] == "\\" and trigger[1:2] and trigger[1] in ".-/:":
+        head, rest = trigger[1], trigger[2:]
+    else:
+        return ""
+    return "" if rest[:1] in ("?", "*", "{") or "|" in rest.split("(", 1)[0] else head
 
 
 def _offsets(texts: Sequence[str]) -> list[int]:
@@ -165,20 +180,25 @@ class _Corpus:
             lowered = [t.lower() for t in texts]
             self.lowered = "\x00".join(lowered)
             self.lowered_starts = _offsets(lowered)
-        self._absent: dict[str, bool] = {}
+        self._absent: dict[tuple[bool, str], bool] = {}
 
     def lacks_a_character_of(self, sub: str) -> bool:
         """Whether some character of ``sub`` occurs nowhere in the lowered texts, so that
         ``sub`` cannot either. One ``str.find`` of a single character is memchr (~20 GB/s,
         a tenth of a substring scan): a trigger such as ``"\\tat "`` or ``"0x"`` costs
         nothing in text without tabs or zeros."""
-        for ch in sub:
-            absent = self._absent.get(ch)
-            if absent is None:
-                absent = self._absent[ch] = self.lowered.find(ch) == -1
-            if absent:
-                return True
-        return False
+        return any(self._lacks(self.lowered, ch) for ch in sub)
+
+    def _lacks(self, text: str, ch: str) -> bool:
+        """Whether ``ch`` (a character of ``text``, the joined or the lowered texts) is
+        absent from it, remembered: memchr speed, once per character and text."""
+        if not ch:
+            return False
+        key = (text is self.joined, ch)
+        absent = self._absent.get(key)
+        if absent is None:
+            absent = self._absent[key] = text.find(ch) == -1
+        return absent
 
     def _owner(self, pos: int, starts: list[int]) -> int:
         return bisect.bisect_right(starts, pos) - 1
@@ -187,7 +207,7 @@ class _Corpus:
         """The texts that hold a trigger of ``pin``: index -> where in the text the first
         trigger is (0 when the lowered text's offsets differ from the original's)."""
         found: dict[int, int] = {}
-        if pin.trigger is not None:
+        if pin.trigger is not None and not self._lacks(self.joined, pin.trigger_head):
             match = pin.trigger.search(self.joined)
             while match is not None:
                 i = self._owner(match.start(), self.starts)
@@ -294,6 +314,7 @@ def _builtin_pins(flags: re.RegexFlag) -> tuple[_Pin, ...]:
             trigger if isinstance(trigger, tuple) else (),
             re.compile(trigger) if isinstance(trigger, str) else None,
             lookback,
+            trigger_head(trigger) if isinstance(trigger, str) else "",
         )
         for name, pattern, trigger, lookback in BUILTIN_PINS
     )
