@@ -28,6 +28,7 @@ from ctxkeep.compactor.segment import group_units, read_segments
 from ctxkeep.extract import constraints as extractor
 from ctxkeep.extract import extract_constraints
 from ctxkeep.scorers import Candidate
+from ctxkeep.scorers.lexical import CHUNK_CHARS
 
 PINS, _ = compile_pins(())
 
@@ -206,3 +207,17 @@ def test_trigger_heads_start_every_match_of_their_trigger() -> None:
         assert matches
         assert all(sample[m.start()] == head for m in matches)
     assert trigger_head("E?x") == trigger_head("a|b") == trigger_head("[ab]") == ""
+
+
+def test_pins_of_texts_longer_than_a_chunk_match_one_at_a_time() -> None:
+    pieces = [
+        "plain words", "HTTP 429", "Traceback (most recent call last)", "src/a/b.py",
+        "never push", "ENOENT", "0x8007000E", "\tat x (a.js:1:2)", "İ", "x" * 70_000,
+    ]  # fmt: skip
+    batch = [" ".join(pieces[(i * 7 + j) % len(pieces)] for j in range(i % 4)) for i in range(400)]
+    assert sum(map(len, batch)) > 3 * CHUNK_CHARS
+    prose = ["" if i % 3 else text for i, text in enumerate(batch)]
+    assert PINS.pins_of(batch, prose) == [
+        PINS.pins_of([text], [words])[0] for text, words in zip(batch, prose, strict=True)
+    ]
+    assert may_hold_constraints(batch) == [may_hold_constraints([t])[0] for t in batch]

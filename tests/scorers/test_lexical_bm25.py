@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxkeep.scorers import Candidate, ScoreRequest
-from ctxkeep.scorers.lexical import LexicalScorer, _is_term_char, query_terms
+from ctxkeep.scorers.lexical import (
+    CHUNK_CHARS,
+    LexicalScorer,
+    _is_term_char,
+    chunk_ranges,
+    query_terms,
+)
 
 _WORDS = [
     "fix", "the", "parser", "Parser", "PARSER", "parsers", "config", "parse_config", "src/parse.py",
@@ -68,3 +75,22 @@ def test_lexical_equals_bm25_one_message_at_a_time(task: str, texts: list[str]) 
     scores = LexicalScorer().score(request)
     assert [s.value for s in scores] == pytest.approx(_reference(task, texts), abs=1e-12)
     assert all(s.confidence == 1.0 for s in scores)
+
+
+def test_texts_searched_in_chunks_score_as_one_corpus() -> None:
+    # Over CHUNK_CHARS of text is scanned a chunk at a time; the scores cannot tell.
+    rng = random.Random(5)
+    texts = [" ".join(rng.choice(_WORDS) for _ in range(rng.randint(0, 30))) for _ in range(4000)]
+    texts[1234] = "parser " * 20_000  # one text longer than a chunk
+    assert sum(map(len, texts)) > 3 * CHUNK_CHARS
+    task = "fix the parser config loader 配置加载"
+    candidates = tuple(Candidate(i, t, len(texts)) for i, t in enumerate(texts))
+    scores = LexicalScorer().score(ScoreRequest(task, "", candidates))
+    assert [s.value for s in scores] == pytest.approx(_reference(task, texts), abs=1e-12)
+
+
+def test_chunk_ranges_cover_the_texts_in_order() -> None:
+    assert chunk_ranges([5, 5, 5], 12) == [(0, 2), (2, 3)]
+    assert chunk_ranges([100, 1, 1], 10) == [(0, 1), (1, 3)]
+    assert chunk_ranges([], 10) == []
+    assert chunk_ranges([0] * 5, 2) == [(0, 2), (2, 4), (4, 5)]

@@ -363,7 +363,9 @@ def _message_reason(i: int, unit_reason: str, own: Sequence[str], alone: bool) -
 
 def _run_id(segments: Segments, settings: _Settings, task: str, scorer: str) -> str:
     digest = hashlib.sha256()
-    digest.update("".join(segments.hashes).encode())  # = one update per hash
+    hashes = segments.hashes
+    for k in range(0, len(hashes), 1024):  # as one update per hash, in blocks of 64 KB
+        digest.update("".join(hashes[k : k + 1024]).encode())
     digest.update(repr((settings.to_dict(), task, scorer)).encode("utf-8", "surrogatepass"))
     return digest.hexdigest()[:16]
 
