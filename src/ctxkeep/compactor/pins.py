@@ -182,25 +182,30 @@ class _Corpus:
             lowered = [t.lower() for t in texts]
             self.lowered = "\x00".join(lowered)
             self.lowered_starts = _offsets(lowered)
-        self._absent: dict[tuple[bool, str], bool] = {}
+        self._lowered_seen: dict[str, bool] = {}
+        self._joined_seen: dict[str, bool] = {}
 
     def lacks_a_character_of(self, sub: str) -> bool:
         """Whether some character of ``sub`` occurs nowhere in the lowered texts, so that
         ``sub`` cannot either. One ``str.find`` of a single character is memchr (~20 GB/s,
         a tenth of a substring scan): a trigger such as ``"\\tat "`` or ``"0x"`` costs
         nothing in text without tabs or zeros."""
-        return any(self._lacks(self.lowered, ch) for ch in sub)
+        return self._lacks_any(self.lowered, self._lowered_seen, sub)
 
-    def _lacks(self, text: str, ch: str) -> bool:
-        """Whether ``ch`` (a character of ``text``, the joined or the lowered texts) is
-        absent from it, remembered: memchr speed, once per character and text."""
-        if not ch:
-            return False
-        key = (text is self.joined, ch)
-        absent = self._absent.get(key)
-        if absent is None:
-            absent = self._absent[key] = text.find(ch) == -1
-        return absent
+    def lacks(self, ch: str) -> bool:
+        """Whether the character ``ch`` occurs nowhere in the texts as they are."""
+        return self._lacks_any(self.joined, self._joined_seen, ch)
+
+    @staticmethod
+    def _lacks_any(text: str, seen: dict[str, bool], chars: str) -> bool:
+        # seen: character -> absent, each looked for once (memchr) per corpus.
+        for ch in chars:
+            absent = seen.get(ch)
+            if absent is None:
+                absent = seen[ch] = text.find(ch) == -1
+            if absent:
+                return True
+        return False
 
     def _owner(self, pos: int, starts: list[int]) -> int:
         return bisect.bisect_right(starts, pos) - 1
@@ -209,7 +214,7 @@ class _Corpus:
         """The texts that hold a trigger of ``pin``: index -> where in the text the first
         trigger is (0 when the lowered text's offsets differ from the original's)."""
         found: dict[int, int] = {}
-        if pin.trigger is not None and not self._lacks(self.joined, pin.trigger_head):
+        if pin.trigger is not None and not self.lacks(pin.trigger_head):
             match = pin.trigger.search(self.joined)
             while match is not None:
                 i = self._owner(match.start(), self.starts)
