@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ctxkeep.compactor import compact
 from ctxkeep.compactor.core import _to_score_order
 from ctxkeep.compactor.pins import (
     BUILTIN_PINS,
@@ -28,7 +29,7 @@ from ctxkeep.compactor.segment import group_units, read_segments
 from ctxkeep.extract import constraints as extractor
 from ctxkeep.extract import extract_constraints
 from ctxkeep.scorers import Candidate
-from ctxkeep.scorers.lexical import CHUNK_CHARS
+from ctxkeep.scorers.lexical import CHUNK_CHARS, LexicalScorer
 
 PINS, _ = compile_pins(())
 
@@ -221,3 +222,15 @@ def test_pins_of_texts_longer_than_a_chunk_match_one_at_a_time() -> None:
         PINS.pins_of([text], [words])[0] for text, words in zip(batch, prose, strict=True)
     ]
     assert may_hold_constraints(batch) == [may_hold_constraints([t])[0] for t in batch]
+
+
+def test_the_built_in_lexical_scorer_read_directly_scores_as_through_the_protocol() -> None:
+    class Wrapped(LexicalScorer):
+        """A subclass: the compactor asks it through Scorer.score, with Candidates."""
+
+    messages = _openai(30) + [{"role": "user", "content": "the parser config loader"}] * 3
+    direct = compact(messages, "fix the parser config", target_bytes=200)
+    wrapped = compact(messages, "fix the parser config", target_bytes=200, scorer=Wrapped())
+    assert any(d.score for d in direct.decisions)
+    assert direct.decisions == wrapped.decisions
+    assert direct.messages == wrapped.messages

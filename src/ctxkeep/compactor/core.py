@@ -15,7 +15,7 @@ import math
 import operator
 import os
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress
 from operator import attrgetter, itemgetter
@@ -54,12 +54,12 @@ from ctxkeep.scorers import (
     ScorerUnavailable,
     make_scorer,
 )
+from ctxkeep.scorers.lexical import LexicalScorer
 from ctxkeep.scorers.recency import recency_score
 from ctxkeep.tokens import count_tokens, estimate_tokens, token_method
 
 __all__ = ["compact", "replay"]
 
-_INDEX = attrgetter("index")
 _VALUE = attrgetter("value")
 _CONFIDENCE = attrgetter("confidence")
 _LAST = itemgetter(-1)
@@ -283,21 +283,27 @@ def _score(
     texts = list(map(segments.texts.__getitem__, to_score))
     if remote:
         texts = [cut_utf8(text, QUESTION_BYTES) for text in texts]
-    candidates = list(frozen_from_columns(Candidate, (to_score, texts, [n] * len(texts))))
-    size = settings.batch_size if remote else len(candidates)
-    batches = [tuple(candidates[k : k + size]) for k in range(0, len(candidates), size)]
+    size = settings.batch_size if remote else len(to_score)
+    batches = [(k, min(k + size, len(to_score))) for k in range(0, len(to_score), size)]
+    # The built-in lexical scorer reads the texts as they are: no Candidate per message.
+    lexical = scorer if type(scorer) is LexicalScorer and not remote else None
     failed = consecutive = 0
-    for number, batch in enumerate(batches):
+    for number, (lo, hi) in enumerate(batches):
+        indexes, batch_texts = to_score[lo:hi], texts[lo:hi]
         if consecutive >= _GIVE_UP_AFTER:
             # The endpoint is down or broken: asking on would cost a timeout per batch.
-            result.scores.update((c.index, recency_score(c)) for c in batch)
+            result.scores.update(_by_recency(indexes, n))
             failed += 1
             continue
-        calls = len(batch) if per_candidate else 1
+        calls = len(indexes) if per_candidate else 1
         try:
-            scores = list(scorer.score(ScoreRequest(task, state, batch)))
-            if len(scores) != len(batch):
-                raise ScorerError(f"{len(scores)} scores for {len(batch)} messages")
+            if lexical is not None:
+                scores = list(lexical.score_texts(task, batch_texts))
+            else:
+                batch = frozen_from_columns(Candidate, (indexes, batch_texts, [n] * len(indexes)))
+                scores = list(scorer.score(ScoreRequest(task, state, batch)))
+            if len(scores) != len(indexes):
+                raise ScorerError(f"{len(scores)} scores for {len(indexes)} messages")
             # Each distinct object once: a scorer shares one Score for many messages.
             distinct = dict(zip(map(id, scores), scores, strict=True)).values()
             bad = [s for s in distinct if not isinstance(s, Score) or not s.is_valid()]
@@ -306,7 +312,7 @@ def _score(
         except ScorerUnavailable as exc:
             problems.append(f"scorer {name}: {exc}; the whole run is scored by recency")
             result.degraded_reason = f"unavailable: {exc}"
-            result.scores = {c.index: recency_score(c) for c in candidates}
+            result.scores = dict(_by_recency(to_score, n))
             return result
         except Exception as exc:  # any failure of a caller's scorer takes the same path
             failed += 1
@@ -315,15 +321,15 @@ def _score(
                 result.requests += calls
                 result.failed_requests += calls
             problems.append(f"scorer {name}: batch {number + 1} failed: {exc}; scored by recency")
-            result.scores.update((c.index, recency_score(c)) for c in batch)
+            result.scores.update(_by_recency(indexes, n))
             continue
         consecutive = 0
         if remote:
             result.requests += calls
             result.scorer_tokens += estimate_tokens(state) * calls + sum(
-                estimate_tokens(c.text) for c in batch
+                map(estimate_tokens, batch_texts)
             )
-        result.scores.update(zip(map(_INDEX, batch), scores, strict=True))
+        result.scores.update(zip(indexes, scores, strict=True))
     if failed == len(batches):
         result.degraded_reason = "every batch failed: the whole run is scored by recency"
     elif consecutive >= _GIVE_UP_AFTER:
@@ -334,6 +340,11 @@ def _score(
     elif failed:
         result.degraded_reason = f"{failed} of {len(batches)} batches failed: scored by recency"
     return result
+
+
+def _by_recency(indexes: Iterable[int], total: int) -> Iterator[tuple[int, Score]]:
+    """(index, recency score) of each message: the fallback for a failed batch."""
+    return ((i, recency_score(Candidate(i, "", total))) for i in indexes)
 
 
 # --- select and build ------------------------------------------------------------------

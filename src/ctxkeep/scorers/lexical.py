@@ -131,14 +131,17 @@ class LexicalScorer:
         self.b = b
 
     def score(self, request: ScoreRequest) -> Sequence[Score]:
-        candidates = request.candidates
-        if not candidates:
+        return self.score_texts(request.task, list(map(_TEXT, request.candidates)))
+
+    def score_texts(self, task: str, texts: Sequence[str]) -> list[Score]:
+        """:meth:`score` of candidates with these texts (the compactor calls this for
+        the built-in scorer: no Candidate object per message)."""
+        if not texts:
             return []
-        n = len(candidates)
-        words, bigrams = query_terms(request.task)
+        n = len(texts)
+        words, bigrams = query_terms(task)
         if not words and not bigrams:
             return [_ZERO] * n
-        texts = list(map(_TEXT, candidates))
         lengths = list(map(len, texts))
         # Most messages share no term with the task: only those that do are scored.
         counts: dict[int, dict[str, int]] = {}
