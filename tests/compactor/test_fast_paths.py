@@ -228,7 +228,10 @@ def test_the_built_in_lexical_scorer_read_directly_scores_as_through_the_protoco
     class Wrapped(LexicalScorer):
         """A subclass: the compactor asks it through Scorer.score, with Candidates."""
 
-    messages = _openai(30) + [{"role": "user", "content": "the parser config loader"}] * 3
+    about = [
+        {"role": "assistant", "content": f"the parser config loader, try {k}"} for k in range(5)
+    ]
+    messages = about + _openai(30)
     direct = compact(messages, "fix the parser config", target_bytes=200)
     wrapped = compact(messages, "fix the parser config", target_bytes=200, scorer=Wrapped())
     assert any(d.score for d in direct.decisions)
