@@ -402,7 +402,10 @@ def _to_score_order(units: Sequence[Unit], own: Sequence[str]) -> list[int]:
     if not units:
         return [i for i, reason in enumerate(own) if not reason]
     in_unit = {i for u in units for i in u.members}
-    unit_at = {u.members[0]: u.members for u in units if not u.broken and not _unit_reason(u, own)}
+    owned = set(compress(range(len(own)), own))
+    unit_at = {
+        u.members[0]: u.members for u in units if not u.broken and owned.isdisjoint(u.members)
+    }
     to_score: list[int] = []
     for i, reason in enumerate(own):
         if i in in_unit:
@@ -582,7 +585,8 @@ def _select_and_build(
         first = u.members[0]
         for i in u.members:
             unit_of[i] = first
-    score_of = list(map(scores.get, range(n)))
+    values = dict(zip(scores, map(_VALUE, scores.values()), strict=True))
+    confidences = dict(zip(scores, map(_CONFIDENCE, scores.values()), strict=True))
     decisions = frozen_from_columns(
         Decision,
         (
@@ -591,8 +595,8 @@ def _select_and_build(
             segments.roles,
             sizes,
             tokens,
-            list(map(getattr, score_of, itertools.repeat("value"), itertools.repeat(None))),
-            list(map(getattr, score_of, itertools.repeat("confidence"), itertools.repeat(None))),
+            list(map(values.get, range(n))),
+            list(map(confidences.get, range(n))),
             kept,
             reason,
             unit_of,
