@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -110,12 +111,15 @@ def test_source_lookup_equals_the_plain_one(
 @settings(max_examples=300)
 @given(TEXT)
 def test_lower_case_cues_equal_the_case_blind_ones_on_ascii(text: str) -> None:
-    from ctxkeep.extract.constraints import _CUES, _LOWER_CUES
+    from ctxkeep.extract.constraints import _CUES, _LOWER_CUES, _ascii_cue_kinds
 
     ascii_text = text.encode("ascii", "ignore").decode()
+    found = set()
     for kind, cue in _CUES.items():
-        found = cue.search(ascii_text) is not None
-        assert (_LOWER_CUES[kind].search(ascii_text.lower()) is not None) is found
+        if cue.search(ascii_text) is not None:
+            found.add(str(kind))
+        assert (_LOWER_CUES[kind].search(ascii_text.lower()) is not None) is (str(kind) in found)
+    assert _ascii_cue_kinds(ascii_text.lower()) == found
 
 
 @settings(max_examples=500)
@@ -125,3 +129,22 @@ def test_references_by_halves_equal_the_whole_pattern(text: str) -> None:
 
     expected = [(m.group(), m.start(), m.end()) for m in _REFERENCE.finditer(text)]
     assert [(r.text, r.start, r.end) for r in find_references(text)] == expected
+
+
+CUE_WORDS = ["not", "no", "never", "dont", "don't", "doesn't", "didn't", "mustn't", "shouldn't",
+             "cannot", "can't", "won't", "without", "avoiding", "forbidden", "prohibited",
+             "refrain", "unchanged", "untouched", "intact", "preserve", "keep", "leave", "must",
+             "always", "required", "need to", "needs to", "needed to", "has to", "have to",
+             "should", "ensure", "make sure", "mandatory", "every time", "only", "just",
+             "solely", "exclusively", "limited", "restricted", "nothing but", "nothing else",
+             "no other", "except"]  # fmt: skip
+
+
+@pytest.mark.parametrize("word", CUE_WORDS)
+def test_every_cue_word_passes_the_stem_check(word: str) -> None:
+    from ctxkeep.extract.constraints import _CUES, _ascii_cue_kinds
+
+    for sentence in (f"Please {word} touch it", word.upper(), f"{word.title()}: x"):
+        expected = {str(kind) for kind, cue in _CUES.items() if cue.search(sentence)}
+        assert expected, sentence
+        assert _ascii_cue_kinds(sentence.lower()) == expected, sentence
