@@ -287,15 +287,16 @@ CONSTRAINT_CUES_ZH = (
 """What every marker of the auditor's constraint extractor holds (``do not`` -> ``not``,
 ``make sure`` -> ``sure``, ``请勿`` -> ``勿``, ...): ASCII cues in the lower-cased text,
 Chinese ones as they are. ``extract_constraints`` finds nothing in a text without one
-(tests/compactor/test_pins.py holds this against the extractor's own marker hints)."""
+(tests/compactor/test_fast_paths.py holds this against the extractor's own marker hints)."""
 
 
 def may_hold_constraints(texts: Sequence[str]) -> list[bool]:
     """For each text, whether ``ctxkeep.extract.extract_constraints`` can find anything
     in it: False only when no :data:`CONSTRAINT_CUES` occur, a necessary condition.
 
-    One ``str.find`` scan per cue over all texts at once, so the extractor runs only on
-    the few texts that hold a cue (10,000 messages: ~6 ms less).
+    One ``str.find`` scan per cue over a chunk of texts at once, so the extractor runs
+    only on the texts that hold a cue (the 10,000-message benchmark: 265 of 1,840 user
+    messages; 11 ms of extraction became 8 ms with the scans).
     """
     flags = [False] * len(texts)
     for first, end in chunk_ranges(list(map(len, texts))):

@@ -45,14 +45,16 @@ class Decision:
 
 def frozen_from_columns(cls: type[T], columns: Sequence[Sequence[Any]]) -> tuple[T, ...]:
     """``tuple(map(cls, *columns))`` for a frozen slotted dataclass without defaults or
-    ``__post_init__``, ~2.5 times faster: one Decision (and one scorer Candidate) per
-    message is a large part of compacting a long session (10,000 Decisions: 4 ms, not 11).
+    ``__post_init__``, ~2.5 times faster: one Decision per message (and one Candidate
+    per message a scorer is asked about) is a large part of compacting a long session
+    (10,000 Decisions: 4 ms, not 11).
 
     The objects are made empty, then each field is set column by column through its slot
     descriptor, which is what the dataclass's ``__init__`` does one object at a time
     through ``object.__setattr__``; the loops run in C. The objects are the same: equal,
     hashed alike, still frozen. ``columns`` are the fields in order, all of one length.
     """
+    # T is any dataclass; typeshed's fields() takes only a DataclassInstance type.
     names = [field.name for field in fields(cls)]  # type: ignore[arg-type]
     sizes = {len(column) for column in columns}
     if len(columns) != len(names) or len(sizes) > 1:

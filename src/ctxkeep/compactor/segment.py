@@ -20,15 +20,12 @@ from typing import Any, NamedTuple
 from ctxkeep.messages import Dialect, message_parts
 from ctxkeep.tokens import count_tokens
 
-__all__ = ["Segment", "Segments", "Unit", "group_units", "read_segments", "segment_messages"]
+__all__ = ["Segment", "Segments", "Unit", "group_units", "read_segments"]
 
 
 class Segment(NamedTuple):
-    """One message reduced to what the compactor needs.
-
-    A named tuple, not a dataclass: one is built per message of sessions with 100,000
-    messages, and a tuple is built three times faster than a frozen dataclass.
-    """
+    """One message reduced to what the compactor needs (``Segments[i]``: the compactor
+    keeps them as columns and builds one only for a message the summary quotes)."""
 
     position: int
     dialect: Dialect
@@ -123,12 +120,6 @@ def read_segments(messages: Sequence[Any], *, exact_tokens: bool = True) -> Segm
         dialects, roles, texts, sizes, tokens, hashes, calls, results, native_calls,
         native_messages,
     )  # fmt: skip
-
-
-def segment_messages(messages: Sequence[Any], *, exact_tokens: bool = True) -> list[Segment]:
-    """:func:`read_segments` as one :class:`Segment` per message."""
-    segments = read_segments(messages, exact_tokens=exact_tokens)
-    return [segments[i] for i in range(len(segments))]
 
 
 _hexdigest = operator.methodcaller("hexdigest")
