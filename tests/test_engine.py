@@ -303,3 +303,20 @@ def test_sessions_come_back_in_the_order_given(tmp_path: Path) -> None:
     result = audit([first, second, tmp_path / "missing.jsonl"])
     assert [s.path for s in result.sessions] == [str(first), str(tmp_path / "a.jsonl")]
     assert [p.reason for p in result.problems] == ["no such file or directory"]
+
+
+def test_the_collector_is_paused_only_while_auditing(tmp_path: Path) -> None:
+    import gc
+
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    assert gc.isenabled()
+    assert audit(examples).sessions
+    assert gc.isenabled()  # resumed, also after reading
+    sweep([examples], jobs=1)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        audit(examples)
+        assert not gc.isenabled()  # a caller's own pause is left alone
+    finally:
+        gc.enable()

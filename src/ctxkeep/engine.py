@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
+from ctxkeep._gc import cyclic_gc_paused
 from ctxkeep.config import AuditConfig
 from ctxkeep.extract import Survival, find_references
 from ctxkeep.findings import Finding, Severity
@@ -206,7 +207,8 @@ def audit_session(
 ) -> SessionAudit:
     """Run ``rules`` over one session; findings in ``baseline`` are left out (counted)."""
     ctx = RuleContext(session)
-    found = [f for rule in rules for f in rule.check(ctx)]
+    with cyclic_gc_paused():  # the rules allocate many small acyclic objects (see _gc)
+        found = [f for rule in rules for f in rule.check(ctx)]
     kept = [f for f in found if f.fingerprint not in baseline]
     judged = [j for view in ctx.views() if view.has_history for j in view.constraints]
     return SessionAudit(
@@ -279,13 +281,19 @@ def audit(
     rules = _rules(select, ignore, config)
     sessions: list[SessionAudit] = []
     problems: list[Problem] = []
-    for item in _sessions(path_or_session, log_format, options):
-        if isinstance(item, Problem):
-            problems.append(item)
-            continue
-        problems.extend(_problems(item))
-        if item.readable:
-            sessions.append(audit_session(item, rules, baseline=baseline))
+    # Paused from reading to verdict: a session read is millions of acyclic objects, freed
+    # by reference counting once audited; with the collector on, they would first be
+    # walked by each collection the audit triggers (300 MB log: 1.96 -> 1.62 s audit).
+    item: Session | Problem | None = None
+    with cyclic_gc_paused():
+        for item in _sessions(path_or_session, log_format, options):
+            if isinstance(item, Problem):
+                problems.append(item)
+                continue
+            problems.extend(_problems(item))
+            if item.readable:
+                sessions.append(audit_session(item, rules, baseline=baseline))
+        item = None  # the last session goes before the collector is back
     return AuditResult(tuple(sessions), tuple(problems), rules)
 
 
@@ -297,11 +305,13 @@ def _audit_one(
     baseline: frozenset[str],
 ) -> tuple[SessionAudit | None, list[Problem]]:
     """One session in a worker process (plain arguments, so it pickles cheaply)."""
-    session = read_session(path, format=log_format, options=ReadOptions(summary_index))
-    rules = tuple(r for r in RULES if r.id in rule_ids)
-    if not session.readable:
-        return None, _problems(session)
-    return audit_session(session, rules, baseline=baseline), _problems(session)
+    with cyclic_gc_paused():  # as in audit(): the session is freed before it resumes
+        session = read_session(path, format=log_format, options=ReadOptions(summary_index))
+        rules = tuple(r for r in RULES if r.id in rule_ids)
+        audited = audit_session(session, rules, baseline=baseline) if session.readable else None
+        problems = _problems(session)
+        del session
+    return audited, problems
 
 
 def sweep(
