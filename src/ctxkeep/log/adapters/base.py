@@ -140,34 +140,33 @@ class SessionBuilder:
         )
 
 
+_T = TypeVar("_T")
+_S = TypeVar("_S", bound=msgspec.Struct)
+
+
 def iter_objects(path: Path, builder: SessionBuilder) -> Iterator[tuple[int, dict[str, Any]]]:
     """Each JSON object of a JSONL file with its 1-based line; an unreadable line or a
     value that is not an object becomes a located problem in ``builder``."""
-    for item in iter_records(path):
-        if not isinstance(item, Record):
-            builder.problems.append(item)
-        elif isinstance(item.value, dict):
-            yield item.line, item.value
-        else:
-            builder.problem(item.line, "record is not a JSON object")
+    return _iter_values(path, builder, None, dict)
 
 
-def iter_fields(
-    path: Path, builder: SessionBuilder, fields: type[_FieldsT]
-) -> Iterator[tuple[int, _FieldsT]]:
+def iter_fields(path: Path, builder: SessionBuilder, fields: type[_S]) -> Iterator[tuple[int, _S]]:
     """:func:`iter_objects` decoding only ``fields``: a ``msgspec.Struct`` of the
     top-level keys an adapter reads, each typed ``Any`` with default None (absent keys
     read None). The other keys are skipped unbuilt while decoding."""
-    for item in iter_records(path, _lean_decoder(fields)):
+    return _iter_values(path, builder, _lean_decoder(fields), fields)
+
+
+def _iter_values(
+    path: Path, builder: SessionBuilder, decoder: msgspec.json.Decoder[Any] | None, kind: type[_T]
+) -> Iterator[tuple[int, _T]]:
+    for item in iter_records(path, decoder):
         if not isinstance(item, Record):
             builder.problems.append(item)
-        elif isinstance(item.value, fields):
+        elif isinstance(item.value, kind):
             yield item.line, item.value
         else:
             builder.problem(item.line, "record is not a JSON object")
-
-
-_FieldsT = TypeVar("_FieldsT", bound=msgspec.Struct)
 
 
 @functools.cache
