@@ -1,4 +1,5 @@
-"""The session model every adapter produces: frozen dataclasses, no I/O.
+"""The session model every adapter produces: frozen value types (Event a msgspec Struct,
+the rest dataclasses), no I/O.
 
 An adapter turns one harness's log into a :class:`Session`: an ordered tuple of
 :class:`Event` (messages, tool calls and results, usage readings, compaction markers,
