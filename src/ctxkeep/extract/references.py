@@ -45,11 +45,11 @@ _CHINESE = (
     "|(?:前面|上面|之前|刚才|先前|此前|早先)(?:已经)?(?:提到|说过|讨论|提及|所说|所述|说的|讲过|列出|描述)(?:过|的)?"
     "|上文|前文|上述|前述"
 )
-_REFERENCE = re.compile(f"{_ENGLISH}|{_CHINESE}", re.IGNORECASE)
-# The two halves apart: no English phrase holds a CJK character nor a Chinese one a Latin
-# letter, so the matches of the halves never overlap and merged in order they are the
-# matches of the whole, found in half the time (an alternation costs more than the sum
-# of its parts), and each half runs only where one of its hints occurs.
+# The English and Chinese halves apart: no English phrase holds a CJK character nor a
+# Chinese one a Latin letter, so the matches of the halves never overlap, and merged in
+# order they are the matches of one English|Chinese pattern, found in half the time (an
+# alternation costs more than the sum of its parts); each half runs only where one of
+# its hints occurs.
 _ENGLISH_REFERENCE = re.compile(_ENGLISH, re.IGNORECASE)
 _CHINESE_REFERENCE = re.compile(_CHINESE)
 # Every phrase holds one of these (English lower-cased): a reference-free summary costs a

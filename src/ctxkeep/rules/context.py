@@ -115,28 +115,6 @@ class CompactionView:
         """False when nothing the summary could have been written from is in the log."""
         return bool(self.shadowed) or bool(self.compaction.previous_summary)
 
-    def source_texts(self) -> Iterator[str]:
-        """Everything on screen when the summary was written.
-
-        The shadowed events, tool calls and results included (most file names enter
-        through tool output), injected context included (it was on screen), the events
-        still in context that it did not replace (:attr:`visible`), the previous summary
-        (a summary is written on a screen that already holds the one before), the events
-        kept beside the summary, and a manual compaction's instructions. Text that an
-        earlier compaction replaced is not a source: only the previous summary carries it.
-
-        The order only decides how soon a lookup ends (a match never spans two texts):
-        the previous summary and the instructions first, as most of a summary's items
-        are inherited; then the conversation (what was said, and the tool calls that say
-        which file and command); tool results last. A summary names what the
-        conversation named, and the results are the bulk of the bytes (five sixths of the
-        26k-event benchmark log): a lookup that meets its item in the conversation ends
-        there instead of scanning megabytes of tool output (26k-event log: lookups
-        0.42 -> 0.10 s; see benchmarks/audit_speed.py).
-        """
-        yield from self._source_tier(results=False)
-        yield from self._source_tier(results=True)
-
     def _source_tier(self, *, results: bool) -> Iterator[str]:
         """The conversation's texts (``results=False``) or the tool results' (``True``)."""
         if not results:
@@ -154,11 +132,27 @@ class CompactionView:
                     yield event.tool_name
 
     def source_index(self) -> SourceIndex:
-        """An index of :meth:`source_texts` that says whether an identifier is in them.
+        """An index of everything on screen when the summary was written.
+
+        The shadowed events, tool calls and results included (most file names enter
+        through tool output), injected context included (it was on screen), the events
+        still in context that it did not replace (:attr:`visible`), the previous summary
+        (a summary is written on a screen that already holds the one before), the events
+        kept beside the summary, and a manual compaction's instructions. Text that an
+        earlier compaction replaced is not a source: only the previous summary carries it.
+
+        The order only decides how soon a lookup ends (a match never spans two texts):
+        the previous summary and the instructions first, as most of a summary's items
+        are inherited; then the conversation (what was said, and the tool calls that say
+        which file and command); tool results last. A summary names what the
+        conversation named, and the results are the bulk of the bytes (five sixths of the
+        26k-event benchmark log): a lookup that meets its item in the conversation ends
+        there instead of scanning megabytes of tool output (26k-event log: lookups
+        0.42 -> 0.10 s; see benchmarks/audit_speed.py).
 
         Built anew on each call and not kept: it holds a copy of every source text
         (two, once a lookup ignores case), and kept for every compaction it doubled the
-        memory an audit needs (21.6 MB benchmark log: see benchmarks/RESULTS.md).
+        memory an audit needs.
         """
         return SourceIndex(self._source_tier(results=False), bulk=self._source_tier(results=True))
 
