@@ -1,0 +1,284 @@
+"""Whether a summary still carries a standing instruction: kept, reworded or lost.
+
+A summary rarely repeats the user's words. "Only cache per user id, not per session"
+comes back as "Caching is keyed on the user id alone, never the session"; "不要修改公共
+接口" as "公共接口不能修改". So the test compares what the instruction is about, not its
+wording, sentence by sentence of the summary:
+
+- **kept**: the instruction's words appear (near-)verbatim in the summary;
+- **reworded**: one sentence of the summary (a list item counts as one) names enough of
+  its key entities (paths, names, numbers, quoted words: :func:`~ctxkeep.extract._words.keys_of`)
+  and of its content words (English stems, Chinese words:
+  :func:`~ctxkeep.extract._words.content_words`), with the same polarity: a negative
+  instruction ("never", "do not", "keep … unchanged") needs a negative sentence, and an
+  instruction that holds "always" / "every time" / "before you …" needs a sentence that
+  still reads as a rule (must, always, only, keep, the user asked …), not a report that
+  it was done once;
+- **lost** otherwise.
+
+docs/judgement-constraints.md gives the thresholds and the figures they were chosen on.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+from ctxkeep.extract._text import CJK_RUN, bigrams, sentence_spans, squash
+from ctxkeep.extract._words import about, content_words
+from ctxkeep.extract.constraints import Constraint, is_negative
+
+__all__ = ["Survival", "Verdict", "constraint_survives", "judge_survival", "text_carried"]
+
+
+class Survival(StrEnum):
+    KEPT = "kept"
+    REWORDED = "reworded"
+    LOST = "lost"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What became of one constraint in one summary.
+
+    ``carrier`` is the summary sentence that carries it (None when lost); ``score`` the
+    share of its keys and words that sentence names (1.0 when kept verbatim).
+    """
+
+    survival: Survival
+    carrier: str | None
+    score: float
+
+
+# A key or word counts as named when this share of them is (keys and words apart).
+KEY_SHARE = 0.5
+WORD_SHARE = 0.5
+# near-verbatim: this share of the constraint's token trigrams appear in the summary
+VERBATIM_SHARE = 0.8
+# a Chinese word is present when this share of its bigrams is (one character may differ)
+_BIGRAM_SHARE = 2 / 3
+
+# A sentence that still reads as a rule, not as a report of what was done once.
+_RULE_CUE = re.compile(
+    r"\b(?:must|always|never|only|should|shall|need(?:s|ed)?\s+to|ha(?:s|ve)\s+to|require\w*"
+    r"|constraints?|rules?|keep|kept|stay\w*|remain\w*|unchanged|intact|every|each|whenever"
+    r"|before|avoid\w*|without|no|not|don['’]?t|do\s+not|asked|wants?|wanted|requested"
+    r"|prefer\w*|insist\w*|instruct\w*|user|alone|solely|exclusively|limit\w*|restrict\w*"
+    r"|still|per|instead)\b"
+    r"|必须|务必|一定|始终|总是|每次|都要|要求|需要|确保|应该|只|仅|不|别|禁|保持|保留|避免|用户|希望",
+    re.IGNORECASE,
+)
+_PERSISTENT = re.compile(
+    r"\b(?:always|never|every\s+time|each\s+time|whenever|from\s+now\s+on|going\s+forward"
+    r"|before\s+(?:you|committing|pushing|merging|reporting|saying|telling|each|every|any))\b"
+    r"|以后|今后|每次|始终|一律|从现在",
+    re.IGNORECASE,
+)
+# A restriction: a scope instruction needs a carrier that still restricts (or forbids).
+_SCOPE_CUE = re.compile(
+    r"\b(?:only|just|solely|exclusively|alone|limit\w*|restrict\w*|nothing\s+(?:outside|else|but)"
+    r"|no\s+other|except|stick\w*\s+to|confined|within)\b|只|仅|限",
+    re.IGNORECASE,
+)
+_TOKEN = re.compile(r"[A-Za-z0-9_]+")
+
+
+@dataclass(frozen=True, slots=True)
+class _Sentence:
+    text: str
+    lowered: str
+    words: frozenset[str]
+    tokens: frozenset[str]
+    grams: frozenset[str]
+    negative: bool
+    rule: bool
+    scope: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _SummaryView:
+    squashed: str
+    shingles: frozenset[tuple[str, ...]]
+    sentences: tuple[_Sentence, ...]
+
+
+def _shingles(tokens: list[str]) -> set[tuple[str, ...]]:
+    return {tuple(tokens[i : i + 3]) for i in range(len(tokens) - 2)}
+
+
+def _cjk_grams(text: str) -> frozenset[str]:
+    grams: set[str] = set()
+    for run in CJK_RUN.findall(text):
+        grams |= bigrams(run)
+    return frozenset(grams)
+
+
+@functools.lru_cache(maxsize=32)
+def _summary_view(summary: str) -> _SummaryView:
+    """Everything the survival test needs from one summary, computed once per summary."""
+    squashed = squash(summary)
+    sentences = []
+    for start, end in sentence_spans(summary):
+        text = summary[start:end]
+        lowered = text.lower()
+        sentences.append(
+            _Sentence(
+                text,
+                lowered,
+                frozenset(content_words(text)),
+                frozenset(_TOKEN.findall(lowered)),
+                _cjk_grams(text) if not text.isascii() else frozenset(),
+                is_negative(text),
+                _RULE_CUE.search(text) is not None,
+                _SCOPE_CUE.search(text) is not None,
+            )
+        )
+    return _SummaryView(squashed, frozenset(_shingles(squashed.split(" "))), tuple(sentences))
+
+
+def _key_in(key: str, sentence: _Sentence) -> bool:
+    """A key is named when it occurs in the sentence, ignoring case, or its core does
+    (``src/a/model.py`` -> ``model.py``; ``parse()`` -> ``parse``)."""
+    lowered = key.lower()
+    if _TOKEN.fullmatch(lowered):
+        return lowered in sentence.tokens  # "3" is not found in "v1.23"
+    if lowered in sentence.lowered:
+        return True
+    core = lowered.split("(", 1)[0].rstrip("/")
+    if core and len(core) > 1 and core in sentence.lowered:
+        return True
+    basename = core.replace("\\", "/").rsplit("/", 1)[-1]
+    return "/" in core and len(basename) > 2 and basename in sentence.lowered
+
+
+def _word_in(word: str, sentence: _Sentence) -> bool:
+    if word in sentence.words:
+        return True
+    if word.isascii():
+        return False
+    if word in sentence.text:
+        return True
+    grams = bigrams(word)
+    return len(word) >= 3 and len(grams & sentence.grams) >= _BIGRAM_SHARE * len(grams)
+
+
+def _share(found: int, total: int) -> float:
+    return found / total if total else 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class _About:
+    """What a text names: its polarity, key entities and content words."""
+
+    negative: bool
+    keys: tuple[str, ...]
+    words: tuple[str, ...]
+
+
+@functools.lru_cache(maxsize=4096)
+def _about(text: str) -> _About:
+    keys, words = about(text)
+    return _About(is_negative(text), keys, words)
+
+
+def _readings(constraint: Constraint, also: tuple[str, ...]) -> tuple[_About, ...]:
+    """The instruction's own clause (as extracted), then its whole text when longer: a
+    summary may keep either ("do not change the public API of the parser" without the
+    names listed after it; "max 3 retries, capped at 8 s" for a whole listed rule); then
+    what it refers to (``also``: the title of a chosen option)."""
+    core = _About(constraint.negative, constraint.keys, constraint.words)
+    readings = [core]
+    for text in (constraint.text, *also):
+        about = _about(text)
+        if about not in readings and (about.keys or about.words):
+            readings.append(about)
+    return tuple(readings)
+
+
+def _score(constraint: _About, sentence: _Sentence, scope: bool) -> float | None:
+    """The share of the constraint's keys and words the sentence names, or None when
+    too few of either are there or the polarity or force differs.
+
+    A negative instruction needs a negative or restricting sentence ("never write a BOM
+    by default" / "BOM only with --excel"); a restricting one (``scope``) a restricting
+    sentence ("only touch src/cache/" / "edits limited to src/cache/")."""
+    if constraint.negative and not (sentence.negative or sentence.scope):
+        return None
+    if scope and not constraint.negative and not sentence.scope:
+        return None
+    keys = sum(1 for k in constraint.keys if _key_in(k, sentence))
+    words = sum(1 for w in constraint.words if _word_in(w, sentence))
+    key_share = _share(keys, len(constraint.keys))
+    word_share = _share(words, len(constraint.words))
+    if not sentence.grams and words == 0 and all(not w.isascii() for w in constraint.words):
+        # a Chinese instruction, an English summary: only its keys can be compared
+        # ("重试最多 3 次，单次等待上限 8 秒" / "max 3 retries, capped at 8 s")
+        if len(constraint.keys) >= 2 and keys == len(constraint.keys):
+            return 1.0
+        return None
+    if keys + words == 0 or key_share < KEY_SHARE or word_share < WORD_SHARE:
+        return None
+    if words + keys < 2 and len(constraint.words) + len(constraint.keys) >= 2:
+        return None  # one shared word is chance
+    return (keys + words) / (len(constraint.keys) + len(constraint.words))
+
+
+def judge_survival(constraint: Constraint, summary: str, also: tuple[str, ...] = ()) -> Verdict:
+    """What became of ``constraint`` in ``summary`` (see the module docstring).
+
+    ``also``: texts the instruction stands for, judged as other readings of it (the
+    title of the option a "let's go with option 1" chose).
+    """
+    view = _summary_view(summary)
+    squashed = squash(constraint.text)
+    if squashed and squashed in view.squashed:
+        return Verdict(Survival.KEPT, _verbatim_sentence(view, constraint.text), 1.0)
+    tokens = squashed.split(" ")
+    own = _shingles(tokens)
+    if len(tokens) >= 5 and len(own & view.shingles) >= VERBATIM_SHARE * len(own):
+        return Verdict(Survival.KEPT, _verbatim_sentence(view, constraint.text), 1.0)
+    persistent = _PERSISTENT.search(constraint.text) is not None
+    scope = _SCOPE_CUE.search(constraint.text) is not None
+    best: tuple[float, str] | None = None
+    readings = _readings(constraint, also)
+    for sentence in view.sentences:
+        if persistent and not sentence.rule:
+            continue
+        for reading in readings:
+            score = _score(reading, sentence, scope)
+            if score is not None and (best is None or score > best[0]):
+                best = (score, sentence.text)
+    if best is None:
+        return Verdict(Survival.LOST, None, 0.0)
+    return Verdict(Survival.REWORDED, best[1], best[0])
+
+
+def _verbatim_sentence(view: _SummaryView, text: str) -> str | None:
+    """The summary sentence that holds most of ``text``'s tokens (for the diff view)."""
+    tokens = set(squash(text).split(" "))
+    best = max(
+        view.sentences,
+        key=lambda s: len(tokens & set(squash(s.text).split(" "))),
+        default=None,
+    )
+    return None if best is None else best.text
+
+
+def constraint_survives(constraint: Constraint, summary: str) -> Survival:
+    """Whether ``summary`` carries ``constraint``: KEPT, REWORDED or LOST."""
+    return judge_survival(constraint, summary).survival
+
+
+def text_carried(sentence: str, summary: str) -> bool:
+    """Whether ``summary`` repeats ``sentence`` (near-)verbatim: a later summary that
+    copies an earlier summary's wording of an instruction still carries it."""
+    view = _summary_view(summary)
+    squashed = squash(sentence)
+    if not squashed:
+        return False
+    if squashed in view.squashed:
+        return True
+    own = _shingles(squashed.split(" "))
+    return len(own) >= 3 and len(own & view.shingles) >= VERBATIM_SHARE * len(own)
