@@ -139,7 +139,7 @@ _ASCII_MARKERS = {
     ConstraintKind.PREFERENCE: (
         rf"let['’]?s|let{_W}us|i['’]d{_W}(?:prefer|rather)|we{_W}want|i{_W}want"
         rf"|i{_W}would{_W}(?:prefer|rather|keep|use|go|stick|avoid)|i{_W}prefer"
-        rf"|(?:can|could){_W}(?:there{_W})?be{_W}(?:a{_W}bit{_W}|a{_W}little{_W}|\w+{_W})?"
+        rf"|(?:can|could){_W}(?:there{_W})?be{_W}(?:[a-z0-9]{{1,10}}{_W}){{0,2}}"
         rf"(?:less|more|fewer|smaller|larger|bigger|shorter|longer|lighter|darker|brighter"
         rf"|wider|narrower|closer|simpler|clearer)"
         rf"|use|prefer|leave|stay|favou?r|reuse"
@@ -175,8 +175,9 @@ _MARKER = re.compile(
     re.IGNORECASE | re.ASCII,
 )
 
-# Every ASCII marker holds one of these in its lower-cased text, every Chinese one one
-# of the Chinese hints (tests/extract hold this; compactor/pins.py reuses both).
+# Every ASCII marker and rules heading holds one of these in its lower-cased text, every
+# Chinese one one of the Chinese hints (tests/extract hold this; compactor/pins.py reuses
+# both as its pre-check).
 CONSTRAINT_HINTS = (
     "not", "n't", "n\u2019t", "dont", "never", "avoid", "no", "refrain", "stop", "must",
     "always", "sure", "remember", "need", "have", "has", "should", "now", "forward",
@@ -186,6 +187,8 @@ CONSTRAINT_HINTS = (
     "latter", "with", "said", "told", "asked", "wrong", "what", "meant", "again", "let",
     "prefer", "rather", "would", "use", "leave", "favo", "reuse", "want", "need", "why",
     "be",
+    # the words of a rules heading ("Constraints:"), whose items need no marker
+    "rule", "constraint", "requirement", "guideline", "convention", "instruction",
 )  # fmt: skip
 CONSTRAINT_HINTS_ZH = (
     "不要", "别", "禁止", "不得", "不许", "不准", "勿", "严禁", "避免", "不用", "不能", "必须",
@@ -193,14 +196,21 @@ CONSTRAINT_HINTS_ZH = (
     "应该", "应当", "一律", "统一", "保持", "保留", "遵守", "遵循", "只", "仅", "暂时", "最多",
     "不超过", "方案", "选项", "第", "我说过", "我不是说", "不对", "错了", "不是这样", "改回",
     "还原", "撤销", "我的意思是", "希望", "我想要", "我更喜欢", "尽量", "最好", "优先", "用",
-    "采用", "换成",
+    "采用", "换成", "要求", "约束", "规则", "规范", "注意事项", "原则",
 )  # fmt: skip
 _ASCII_HINTS = CONSTRAINT_HINTS
 _CJK_HINTS = CONSTRAINT_HINTS_ZH
 _ASCII_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 # A marker starts at most this far before its hint ("i  already  told": the hint is
 # "told") and ends at most this far after it.
-_MARKER_REACH = 24
+_MARKER_REACH = 48
+
+
+def _has_hint(text: str) -> bool:
+    lowered = text.lower()
+    return any(h in lowered for h in _ASCII_HINTS) or (
+        not text.isascii() and any(h in text for h in _CJK_HINTS)
+    )
 
 
 def _hint_windows(text: str) -> list[tuple[int, int]]:
@@ -365,17 +375,27 @@ def is_objectless(text: str) -> bool:
     return not keys and not words
 
 
+def _in_name(text: str, match: re.Match[str]) -> bool:
+    """``src/only/x.py``, ``NEVER/``, ``no-op``, ``always_on``: the marker is part of a
+    name or path, not a word of the sentence."""
+    before = text[match.start() - 1 : match.start()]
+    after = text[match.end() : match.end() + 2]
+    if before in ("/", "\\", ".", "_", "-") or after[:1] in ("/", "\\"):
+        return True
+    return after[:1] in (".", "_", "-") and after[1:2].strip() != ""
+
+
 def _markers(text: str) -> list[_Marker]:
     """Every marker of ``text`` outside pasted text (casual ones only outside a plan)."""
     matches = _marker_matches(text)
-    items = list(_rules_items(text)) if ":" in text or "：" in text else []
+    items = list(_rules_items(text)) if _has_hint(text) else []
     if not matches and not items:
         return []
     pasted = list(pasted_spans(text))
     plan = is_agent_plan(text)
     out: list[_Marker] = []
     for match in matches:
-        if any(s <= match.start() < e for s, e in pasted):
+        if any(s <= match.start() < e for s, e in pasted) or _in_name(text, match):
             continue
         if plan and _EXPLICIT.fullmatch(match.group()) is None:
             continue
@@ -464,18 +484,22 @@ def _openings(text: str, clauses: list[tuple[int, int]], kinds: dict[int, Constr
     return openings
 
 
-def _span_start(text: str, clauses: list[tuple[int, int]], first: int) -> int:
-    """Where the first constraint of a sentence starts: at its clause, or at the sentence
-    start when the clauses before it are short and joined by commas or colons."""
+def _lead(
+    text: str, clauses: list[tuple[int, int]], first: int, kinds: dict[int, ConstraintKind]
+) -> int:
+    """How many clauses before the first constraint of a sentence belong to it: all of
+    them when they are short, joined by commas or colons, and say something ("We still
+    support Python 3.9, so no …") or hold a marker ("for now, leave …", "不对，…"); none
+    when they are a label ("Important: never …", "Also: …")."""
     if first == 0:
-        return clauses[0][0]
+        return 0
     joints = [text[clauses[i][1] : clauses[i + 1][0]] for i in range(first)]
     lead = text[clauses[0][0] : clauses[first - 1][1]]
     if any(d in j for j in joints for d in _DASHES) or len(lead.split()) > _LEAD_WORDS:
-        return clauses[first][0]
-    if is_objectless(lead):
-        return clauses[first][0]  # "Important: never …", "Also: …": a label, no reason
-    return clauses[0][0]
+        return 0
+    if is_objectless(lead) and not any(p < first for p in kinds):
+        return 0
+    return first
 
 
 def _sentence_constraints(
@@ -490,8 +514,12 @@ def _sentence_constraints(
     result: list[Constraint] = []
     for n, position in enumerate(openings):
         last = openings[n + 1] - 1 if n + 1 < len(openings) else len(clauses) - 1
-        first_clause = _span_start(text, clauses, position) if n == 0 else clauses[position][0]
-        span_start = strip_lead(text, first_clause, clauses[last][1])
+        lead = _lead(text, clauses, position, kinds) if n == 0 else 0
+        kind = min(
+            (kinds[p] for p in range(position - lead, position + 1) if p in kinds),
+            key=_PRIORITY.__getitem__,
+        )
+        span_start = strip_lead(text, clauses[position - lead][0], clauses[last][1])
         span_end = clauses[last][1]
         while span_end > span_start and text[span_end - 1] in " \t\r\n,，:：;；":
             span_end -= 1
@@ -504,11 +532,12 @@ def _sentence_constraints(
         core = text[span_start : min(span_end, clauses[core_end][1])]
         keys, words = about(core)
         if not keys and not words:
+            core = body  # "I told you: the schema file is generated"
+            keys, words = about(core)
+        if not keys and not words:
             continue  # "Don't!": nothing it applies to
         result.append(
-            Constraint(
-                body, kinds[position].value, span_start, span_end, is_negative(core), keys, words
-            )
+            Constraint(body, kind.value, span_start, span_end, is_negative(core), keys, words)
         )
     return result
 

@@ -17,9 +17,13 @@ from ctxkeep.extract._text import CJK_CLASS, has_cjk, words_of
 
 __all__ = [
     "CONSTRAINT_FILTERS",
-    "IDENTIFIER_FILTERS",
     "ConstraintFilter",
+    "IDENTIFIER_FILTERS",
+    "IMPERATIVE_ONLY",
     "IdentifierFilter",
+    "PROCESS_VERBS",
+    "TEXT_FILTERS",
+    "is_agent_plan",
     "is_assembly_mnemonic_list",
     "is_bie_inside_word",
     "is_bude_idiom",
@@ -27,19 +31,28 @@ __all__ = [
     "is_cjk_words_joined_by_slashes",
     "is_date",
     "is_epistemic_must",
+    "is_epistemic_should",
+    "is_fragment",
     "is_ip_address_or_prefix",
     "is_latin_abbreviation",
+    "is_machine_line",
     "is_narrative_statement",
+    "is_no_statement",
     "is_not_hex_digest",
+    "is_not_imperative_position",
     "is_not_only_but_also",
     "is_numbered_list",
+    "is_omission_request",
+    "is_one_shot_request",
     "is_out_of_port_range",
     "is_phatic_idiom",
     "is_plain_dotted_words",
     "is_prose_parenthesis",
     "is_quantity_only",
     "is_question",
+    "is_quoted_output_line",
     "is_register_or_suffix_list",
+    "is_repeat_request",
     "is_subordinate_clause",
     "is_unrestrictive_zhi",
     "is_words_joined_by_slashes",
@@ -493,10 +506,11 @@ def is_narrative_statement(clause: str, marker_start: int, marker_end: int) -> b
     if lowered == "should":
         # "`2 ** 3 ** 2` should be 512": how the fix behaves, not how to work; an
         # order is "you / we should" or a "should" that opens the clause
-        return bool(before) and not all(w in _DISCOURSE for w in before) and before[-1] not in (
-            "you",
-            "we",
+        head = clause[:marker_start].strip()
+        subject = any(c.isalnum() for c in head) and (
+            not before or not all(w in _DISCOURSE for w in before)
         )
+        return subject and not (before and before[-1] in ("you", "we"))
     if lowered.startswith(_MODALS):
         return bool(before) and before[-1] in ("i", "i'll", "i'd")
     if lowered not in _ADVERB_MARKERS:
@@ -526,6 +540,7 @@ IMPERATIVE_ONLY = words_of(
     "note stay cap favour favor reuse no stop"
 )
 _ZH_IMPERATIVE_ONLY = ("用", "使用", "改用", "采用", "换成")
+_ZH_YONG_WORDS = ("户", "于", "法", "途", "处", "到", "量")
 _ZH_VERB_LEAD = ("请", "你", "您", "就", "都", "统一", "先", "还是", "我们", "咱们", "也", "要",
                  "以后", "今后", "每次", "一律", "全部", "只")  # fmt: skip
 
@@ -536,10 +551,13 @@ def is_not_imperative_position(clause: str, marker_start: int, marker_end: int) 
     A standing verb (use, keep, avoid, prefer, stick to, ...) or a clause-opening ``no``
     makes an instruction only in the imperative: first in the clause, after discourse
     words (please, also, no, ok) or after ``you``. Chinese 用 / 使用 likewise only at the
-    head of a clause or after 请 / 就 / 统一 / 先 ...
+    head of a clause or after 请 / 就 / 统一 / 先 ..., and 用 only as a verb (not 用户 "user",
+    用于 "used for").
     """
     marker = clause[marker_start:marker_end]
     if marker in _ZH_IMPERATIVE_ONLY:
+        if marker == "用" and clause.startswith(_ZH_YONG_WORDS, marker_end):
+            return True  # 用户 (user), 用于 (used for), 用法 (usage)
         head = clause[:marker_start].rstrip()
         return bool(head) and not head.endswith(_ZH_VERB_LEAD)
     first = marker.lower().split()[0] if marker.strip() else ""
@@ -559,9 +577,7 @@ PROCESS_VERBS = words_of(
     "draw plan think ultrathink figure analyze analyse diagnose reproduce get see give squash "
     "amend restart rebuild redo understand know learn"
 )
-_ZH_PROCESS = ("提交", "推送", "推一下", "合并", "运行", "跑", "看看", "看一下", "检查", "解释",
-               "说明", "试试", "试一下", "继续", "开始", "部署", "发布", "重试", "查一下", "修复",
-               "看下", "查看")  # fmt: skip
+_ZH_ONCE = ("一下", "看看", "试试", "一次")
 _PERSISTENT = re.compile(
     r"\b(?:always|never|every\s+time|each\s+time|whenever|from\s+now\s+on|going\s+forward"
     r"|in\s+(?:the\s+)?future|for\s+now|by\s+default|at\s+all\s+times|any\s*more|ever|until"
@@ -570,7 +586,8 @@ _PERSISTENT = re.compile(
     re.IGNORECASE,
 )
 _SUGGESTIONS = ("let's", "lets", "let us", "just", "should", "we should", "you should", "i want",
-                "we want", "i want you to", "i'd like", "i would like", "keep", "先", "就")  # fmt: skip
+                "we want", "i want you to", "i'd like", "i would like", "keep", "用", "请用",
+                "使用", "就用")  # fmt: skip
 # After a suggestion, these words come before its verb: "I'd like you to ...".
 _BEFORE_VERB = words_of("to you me us it")
 # "keep going", "keep trying": continue, now.
@@ -578,11 +595,12 @@ _ONGOING = words_of("going trying working digging looking at")
 
 
 def is_one_shot_request(clause: str, marker_start: int, marker_end: int) -> bool:
-    """``let's stash and get the latest updates`` / ``just push it`` / ``先跑一下测试``.
+    """``let's stash and get the latest updates`` / ``just push it`` / ``请用 make 编译一下``.
 
     A suggestion or ``just`` before an action done once (commit, push, run, check,
-    explain, ...) asks for that action now; it stands for the session only with a word of
-    persistence (always, every time, for now, before you ..., 以后, 每次).
+    explain, ...; in Chinese, a verb with 一下 / 看看 / 试试) asks for that action now;
+    it stands for the session only with a word of persistence (always, every time, for
+    now, before you ..., 以后, 每次).
     """
     marker = " ".join(clause[marker_start:marker_end].lower().replace("’", "'").split())
     if marker not in _SUGGESTIONS:
@@ -590,9 +608,8 @@ def is_one_shot_request(clause: str, marker_start: int, marker_end: int) -> bool
     if _PERSISTENT.search(clause) is not None:
         return False
     if has_cjk(marker):
-        return clause.startswith(_ZH_PROCESS, marker_end) or clause[marker_end:].lstrip().startswith(
-            _ZH_PROCESS
-        )
+        # "请用 make 重新编译一下": 一下 / 看看 / 试试 ask for it once
+        return any(cue in clause for cue in _ZH_ONCE)
     after = _words(clause[marker_end : marker_end + 60])
     if marker == "keep":
         return bool(after) and after[0] in _ONGOING
@@ -643,18 +660,28 @@ def is_repeat_request(clause: str, marker_start: int, marker_end: int) -> bool:
     return _REMOVAL.search(clause) is None
 
 
+_ELLIPSIS = re.compile(
+    r"(?:never|not|no|only|just|always|except|but\s+not)\s+(?:a|an|the|any|per|on|in|for|with"
+    r"|at|from|to|\d)\b",
+    re.IGNORECASE,
+)
+
+
 def is_fragment(clause: str) -> bool:
-    """``never float`` / ``always`` / ``no pandas`` after a comma: a tail, not a clause.
+    """``never float`` / ``always`` / ``never a parameter`` after a comma: a tail, not a clause.
 
     From examples/openai: "Amounts must stay Decimal end to end, never float, and the
     CSV must show them exactly" listed "never float" as a constraint of its own; the
     tinyparse example listed "always" (from "Only tests/a.py and tests/b.py, always").
-    Fewer than three words (a Chinese character counts as half a word) is a fragment: it
-    belongs to the clause before it.
+    Fewer than three words (a Chinese character counts as half a word) is a fragment, and
+    so is a short elliptical tail of at most four words ("never a parameter", "just the *
+    in front", "not per session"): it belongs to the clause before it.
     """
     words = len(re.findall(r"[A-Za-z0-9_]+", clause))
     cjk = sum(1 for c in clause if "\u4e00" <= c <= "\u9fff")
-    return words + cjk / 2 < 3
+    if words + cjk / 2 < 3:
+        return True
+    return words <= 4 and cjk == 0 and _ELLIPSIS.match(clause) is not None
 
 
 def is_quoted_output_line(line: str) -> bool:

@@ -79,7 +79,8 @@ _PERSISTENT = re.compile(
 # A restriction: a scope instruction needs a carrier that still restricts (or forbids).
 _SCOPE_CUE = re.compile(
     r"\b(?:only|just|solely|exclusively|alone|limit\w*|restrict\w*|nothing\s+(?:outside|else|but)"
-    r"|no\s+other|except|stick\w*\s+to|confined|within)\b|只|仅|限",
+    r"|no\s+other|except|stick\w*\s+to|confined|within|max|maximum|at\s+most|up\s+to|cap"
+    r"|capped|no\s+more\s+than)\b|只|仅|限于|以内|之内|不超过|最多",
     re.IGNORECASE,
 )
 _TOKEN = re.compile(r"[A-Za-z0-9_]+")
@@ -212,7 +213,8 @@ def _score(constraint: _About, sentence: _Sentence, scope: bool) -> float | None
     words = sum(1 for w in constraint.words if _word_in(w, sentence))
     key_share = _share(keys, len(constraint.keys))
     word_share = _share(words, len(constraint.words))
-    if not sentence.grams and words == 0 and all(not w.isascii() for w in constraint.words):
+    chinese = bool(constraint.words) and all(not w.isascii() for w in constraint.words)
+    if chinese and not sentence.grams and words == 0:
         # a Chinese instruction, an English summary: only its keys can be compared
         # ("重试最多 3 次，单次等待上限 8 秒" / "max 3 retries, capped at 8 s")
         if len(constraint.keys) >= 2 and keys == len(constraint.keys):

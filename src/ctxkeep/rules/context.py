@@ -456,6 +456,9 @@ class RuleContext:
                     continue
                 found = (j.constraint, j.source, j.referent)
                 judged.append(_judge(found, summary, j.carrier, j.inherited_from))
+            # in the order they were given: the oldest inherited first, then this one's own
+            order = {id(j): n for n, j in enumerate(judged)}
+            judged.sort(key=lambda j: (j.inherited_from or compaction.index, order[id(j)]))
             timeline[compaction.index] = tuple(judged)
             carried = still + [
                 j if j.inherited else replace(j, inherited_from=compaction.index)
