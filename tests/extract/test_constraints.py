@@ -276,3 +276,29 @@ def test_text_without_markers_is_rejected_early() -> None:
     assert extract_constraints("The parser reads the file and returns events.") == []
     assert extract_constraints("Turn 7: look at the worker and fix the queue.") == []
     assert extract_constraints("") == []
+
+
+def test_a_wrapped_line_is_one_sentence() -> None:
+    text = (
+        "Acceptance:\n  - No new network calls at runtime (the provider must stay\n"
+        "    offline; `doctor` keeps saying so).\n  - Keep emitting the old keys, and\n"
+        "    keep their order.\n"
+    )
+    assert [c.text for c in extract_constraints(text)] == [
+        "No new network calls at runtime (the provider must stay\n"
+        "    offline; `doctor` keeps saying so)",
+        "Keep emitting the old keys",
+        "keep their order",
+    ]
+
+
+def test_an_aside_in_brackets_gives_no_order_unless_it_says_please() -> None:
+    assert extract_constraints("Confirm the count drops (or only broken files remain).") == []
+    assert extract_constraints("Where a route is external (no handler), mark it so.") == []
+    (please,) = extract_constraints("We refactor the pty code (please also note the A11Y flag).")
+    assert please.text == "We refactor the pty code (please also note the A11Y flag)"
+
+
+def test_only_in_an_agent_plan_describes() -> None:
+    plan = "Implement the following plan:\n- `GetProjectDir` — only works for Claude\n"
+    assert extract_constraints(plan) == []

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from ctxkeep.extract._text import trimmed_span
 from ctxkeep.extract.filters import is_machine_line, is_quoted_output_line
 
-__all__ = ["clause_spans", "pasted_spans", "strip_lead"]
+__all__ = ["clause_spans", "pasted_spans", "sentences", "strip_lead"]
 
 # A clause break: a comma, semicolon or colon (ASCII before a space, or Chinese), a
 # Chinese dash, or a spaced English dash. A semicolon does not end the sentence: "never
@@ -77,6 +77,50 @@ def clause_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
             spans.append((s, e))
         position = match.end()
     s, e = trimmed_span(text, position, end)
+    if s < e:
+        spans.append((s, e))
+    return spans
+
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。！？]|\n")
+_LIST_START = re.compile(r"[ \t]*(?:[-*•·>#]|\d{1,3}[.)、])")
+
+
+def _wrapped(text: str, line_start: int, newline: int) -> bool:
+    """Whether the line break at ``newline`` only wraps a sentence: the next line goes on
+    in lower case, or a bracket opened on this line is still open ("(provider must stay
+    no-egress;⏎ `doctor` keeps reporting no_egress=true)")."""
+    following = text[newline + 1 : newline + 200]
+    if not following.strip() or _LIST_START.match(following):
+        return False
+    line = text[line_start:newline]
+    if line.count("(") > line.count(")"):
+        return True
+    first = following.lstrip()[:1]
+    return first.isascii() and first.islower()
+
+
+def sentences(text: str) -> list[tuple[int, int]]:
+    """Spans of the sentences of user text (terminator excluded, trimmed, never empty).
+
+    A sentence ends at ``. ! ?`` before a space, at a Chinese terminator, or at a line
+    break that does not merely wrap it (see :func:`_wrapped`): a wrapped instruction is
+    still one sentence, never two fragments.
+    """
+    spans: list[tuple[int, int]] = []
+    start = 0
+    line_start = 0
+    for match in _SENTENCE_END.finditer(text):
+        if match.group() == "\n":
+            wrapped = _wrapped(text, line_start, match.start())
+            line_start = match.end()
+            if wrapped:
+                continue
+        s, e = trimmed_span(text, start, match.start())
+        if s < e:
+            spans.append((s, e))
+        start = match.end()
+    s, e = trimmed_span(text, start, len(text))
     if s < e:
         spans.append((s, e))
     return spans

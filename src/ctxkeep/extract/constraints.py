@@ -46,8 +46,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ctxkeep.extract._clauses import clause_spans, pasted_spans, strip_lead
-from ctxkeep.extract._text import sentence_spans
+from ctxkeep.extract._clauses import clause_spans, pasted_spans, sentences, strip_lead
 from ctxkeep.extract._words import about
 from ctxkeep.extract.filters import (
     CONSTRAINT_FILTERS,
@@ -303,10 +302,11 @@ _PRIORITY = {
         )
     )
 }
-# Kinds that casual speech makes; inside an agent's plan only explicit markers count.
+# Inside an agent's plan only these count: "only" and "just" there mostly describe
+# ("`GetClaudeProjectDir` — only works for Claude").
 _EXPLICIT = re.compile(
-    r"do\s+not|don['’]t|dont|never|must|mustn['’]t|should\s+not|shouldn['’]t|always|only"
-    r"|make\s+sure|ensure|不要|别|禁止|不得|不许|不准|请勿|严禁|切勿|必须|务必|一定要|始终|确保|只|仅",
+    r"do\s+not|don['’]t|dont|never|must|mustn['’]t|should\s+not|shouldn['’]t|always"
+    r"|make\s+sure|ensure|不要|别|禁止|不得|不许|不准|请勿|严禁|切勿|必须|务必|一定要|始终|确保",
     re.IGNORECASE,
 )
 # A heading that ends its line with a colon, alone or as the last sentence of the line:
@@ -342,11 +342,26 @@ def _accepted(text: str, clause: tuple[int, int], marker: _Marker, tail: int) ->
     note the ACCESSIBLE requirement)" the parenthesis is a clause of its own.
     """
     clause_start = _bracket_start(text, clause[0], marker.start)
+    if clause_start != clause[0] and not _bracket_order(text, clause_start, marker):
+        return False  # "(no in-repo handler)": an aside, not an order
     # the clause handed to the filters runs to the sentence end, terminator included,
     # so that a question mark is seen from every clause of the question
     body = text[clause_start:tail]
     start, end = marker.start - clause_start, marker.end - clause_start
     return not any(f(body, start, end) for f in CONSTRAINT_FILTERS)
+
+
+_PLEASE = re.compile(r"\s*(?:please|pls|kindly)\b|\s*请", re.IGNORECASE)
+
+
+def _bracket_order(text: str, start: int, marker: _Marker) -> bool:
+    """Whether a marker inside brackets gives an order: the aside opens with please
+    ("(please also note the ACCESSIBLE requirement)") or the marker is explicit
+    ("(never on Fridays)"); "(no pandas)" or "(only genuinely malformed files remain)"
+    describe their clause."""
+    return _PLEASE.match(text, start) is not None or (
+        _EXPLICIT.fullmatch(text, marker.start, marker.end) is not None
+    )
 
 
 _OPEN_BRACKETS = "([{（【「"
@@ -420,7 +435,7 @@ def extract_constraints(text: str) -> list[Constraint]:
         return []
     constraints: list[Constraint] = []
     index = 0
-    for sentence_start, sentence_end in sentence_spans(text):
+    for sentence_start, sentence_end in sentences(text):
         while index < len(markers) and markers[index].start < sentence_start:
             index += 1
         inside: list[_Marker] = []
