@@ -74,6 +74,17 @@ def test_windowed_marker_scan_equals_a_full_scan(text: str) -> None:
     assert [m.span() for m in _marker_matches(text)] == [m.span() for m in _MARKER.finditer(text)]
 
 
+@settings(max_examples=500, deadline=None)
+@given(TEXT)
+def test_a_text_with_a_marker_passes_the_word_test(text: str) -> None:
+    from ctxkeep.extract.constraints import _MARKER, _RULES_HEADING, _marker_matches, _may_hold
+
+    if _MARKER.search(text) is not None or _RULES_HEADING.search(text) is not None:
+        assert _may_hold(text)
+    long = text * (2001 // max(1, len(text)) + 1)  # the windowed scan of long texts
+    assert [m.span() for m in _marker_matches(long)] == [m.span() for m in _MARKER.finditer(long)]
+
+
 def _reference_contains(texts: list[str], identifier_text: str, kind: str) -> bool:
     """The lookup as it was before the speed work: every spelling, one joined haystack."""
     from ctxkeep.extract.identifiers import Identifier, _Form, _lookup_forms, _occurs

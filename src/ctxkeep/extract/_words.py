@@ -173,6 +173,7 @@ def keys_of(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(key for _, _, key in _key_spans(text)))
 
 
+@functools.lru_cache(maxsize=4096)
 def about(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """``(keys, content words)`` of ``text``; the words inside a key are not counted
     again as content words (``src/ctxkeep/log/model.py`` is one key, not five words)."""

@@ -158,19 +158,26 @@ _CJK_MARKERS = {
     ConstraintKind.CORRECTION: "我说过|我不是说|不对|错了|不是这样|改回|还原|撤销|我的意思是",
     ConstraintKind.PREFERENCE: "我希望|希望|我想要|我更喜欢|尽量|最好|优先|就用|请用|用|使用|改用|采用|换成",
 }
+_ORDER = (
+    ConstraintKind.CORRECTION,
+    ConstraintKind.CHOICE,
+    ConstraintKind.PROHIBITION,
+    ConstraintKind.SCOPE,
+    ConstraintKind.OBLIGATION,
+    ConstraintKind.PREFERENCE,
+)
 _MARKER = re.compile(
     "|".join(
         rf"(?P<{kind.value}>\b(?:{_ASCII_MARKERS[kind]})\b|{_CJK_MARKERS[kind]})"
-        for kind in (
-            ConstraintKind.CORRECTION,
-            ConstraintKind.CHOICE,
-            ConstraintKind.PROHIBITION,
-            ConstraintKind.SCOPE,
-            ConstraintKind.OBLIGATION,
-            ConstraintKind.PREFERENCE,
-        )
+        for kind in _ORDER
     ),
     # ASCII: case folding and \b as in English (no long-s folding, and "请only" splits)
+    re.IGNORECASE | re.ASCII,
+)
+# The same without the Chinese alternatives, for ASCII text: the same matches there at
+# about half the cost (``re`` tries every alternative at every position).
+_ASCII_MARKER = re.compile(
+    "|".join(rf"(?P<{kind.value}>\b(?:{_ASCII_MARKERS[kind]})\b)" for kind in _ORDER),
     re.IGNORECASE | re.ASCII,
 )
 
@@ -205,11 +212,27 @@ _ASCII_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVW
 _MARKER_REACH = 48
 
 
-def _has_hint(text: str) -> bool:
-    lowered = text.lower()
-    return any(h in lowered for h in _ASCII_HINTS) or (
-        not text.isascii() and any(h in text for h in _CJK_HINTS)
-    )
+# Every ASCII marker and rules heading holds one of these as a whole word of the
+# lower-cased text (tests/extract/test_properties.py holds this): a text with none of
+# them is settled by one tokenising pass and a set test, the common case of user text.
+_MARKER_WORDS = frozenset(
+    """not don't don’t dont never must mustn't mustn’t should shouldn't shouldn’t avoid
+    let's let’s lets let no refrain stop doesn't doesn’t need needs needn't needn’t always
+    sure ensure remember have has now forward time keep preserve maintain retain follow
+    respect honour honor cap note only just solely exclusively most nothing limit limited
+    restrict restricted stick stay option approach first second third last former latter
+    go said told asked that's that’s thats wrong meant again nope why prefer rather want
+    would be use leave favour favor reuse rule rules constraint constraints requirement
+    requirements guideline guidelines convention conventions instructions""".split()
+)
+_LOWER_WORD = re.compile(r"[a-z]+(?:['’][a-z]+)?")
+
+
+def _may_hold(text: str) -> bool:
+    """False only when no marker or rules heading can be in ``text`` (a necessary test)."""
+    if not _MARKER_WORDS.isdisjoint(_LOWER_WORD.findall(text.lower())):
+        return True
+    return not text.isascii() and any(h in text for h in _CJK_HINTS)
 
 
 def _hint_windows(text: str) -> list[tuple[int, int]]:
@@ -232,14 +255,53 @@ def _hint_windows(text: str) -> list[tuple[int, int]]:
     return merged
 
 
+# Non-ASCII texts up to this long are scanned whole; longer ones only in windows.
+_WHOLE_SCAN = 2000
+
+
+# The words an ASCII marker can start with (their letters up to an apostrophe: "don't"
+# starts with "don"): a marker starts where such a word does, so short ASCII text is
+# matched only there (tests/extract/test_properties.py holds this equal to a full scan).
+_START_WORDS = frozenset(
+    """do don dont never must mustn should shouldn avoid let lets no refrain stop doesn
+    does needn always make ensure be remember need needs have has from going every each
+    keep preserve maintain retain follow respect honour honor cap note only just solely
+    exclusively for at nothing limit limited restrict restricted stick stay option
+    approach first second third last former latter go you i as that thats this not again
+    nope why we can could use prefer leave favour favor reuse""".split()
+)
+_ALPHA_RUN = re.compile(r"[a-z]+")
+
+
+def _ascii_matches(text: str) -> list[re.Match[str]]:
+    """:data:`_ASCII_MARKER`'s matches in ASCII ``text``, tried only where a word that can
+    start a marker starts (one tokenising pass instead of every alternative everywhere)."""
+    found: list[re.Match[str]] = []
+    end = 0
+    for word in _ALPHA_RUN.finditer(text.lower()):
+        if word.start() < end or word.group() not in _START_WORDS:
+            continue
+        match = _ASCII_MARKER.match(text, word.start())
+        if match is not None:
+            found.append(match)
+            end = match.end()
+    return found
+
+
 def _marker_matches(text: str) -> list[re.Match[str]]:
     """The matches of :data:`_MARKER` in ``text``, as one full scan would find them.
 
-    Python's ``re`` pays per position and per alternative, so the pattern runs only in
-    windows around hints found by ``str.find``; each window is widened to a word end,
-    so ``\\b`` at its edge is real.
+    Python's ``re`` pays per position and per alternative (about 2 MB/s for this
+    pattern here), so a text without a marker word is rejected first, and a long text
+    is scanned only in windows around hints found by ``str.find``; each window is
+    widened to a word end, so ``\\b`` at its edge is real.
     """
-    if len(text.lower()) != len(text):  # rare case-mappings that change length
+    if not _may_hold(text):
+        return []
+    if text.isascii():
+        return _ascii_matches(text)
+    if len(text) <= _WHOLE_SCAN or len(text.lower()) != len(text):
+        # short, or rare case-mappings that change length
         return list(_MARKER.finditer(text))
     length = len(text)
     found: list[re.Match[str]] = []
@@ -318,6 +380,7 @@ _RULES_HEADING = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*•·]|\d{1,3}[.)、])[ \t]+")
+_HEADING_END = re.compile(r"[:：][ \t]*\n")
 
 
 def _rules_items(text: str) -> Iterator[int]:
@@ -403,7 +466,7 @@ def _in_name(text: str, match: re.Match[str]) -> bool:
 def _markers(text: str) -> list[_Marker]:
     """Every marker of ``text`` outside pasted text (casual ones only outside a plan)."""
     matches = _marker_matches(text)
-    items = list(_rules_items(text)) if _has_hint(text) else []
+    items = list(_rules_items(text)) if _HEADING_END.search(text) and _may_hold(text) else []
     if not matches and not items:
         return []
     pasted = list(pasted_spans(text))

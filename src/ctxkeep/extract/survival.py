@@ -96,6 +96,7 @@ class _Sentence:
     negative: bool
     rule: bool
     scope: bool
+    squashed: frozenset[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +104,24 @@ class _SummaryView:
     squashed: str
     shingles: frozenset[tuple[str, ...]]
     sentences: tuple[_Sentence, ...]
+    # English content word -> the sentences holding it (in order)
+    by_word: dict[str, tuple[int, ...]]
+
+    def candidates(self, readings: tuple[_About, ...]) -> list[_Sentence]:
+        """The sentences that can carry an instruction read as ``readings``: a reading
+        with English words needs one of them (half, and at least one); a reading without
+        words, or with Chinese ones (matched inside other words), may be carried by any."""
+        words = [w for r in readings for w in r.words]
+        if any(not r.words for r in readings) or not all(w.isascii() for w in words):
+            return list(self.sentences)
+        found = sorted({i for w in words for i in self.by_word.get(w, ())})
+        return [self.sentences[i] for i in found]
+
+
+@functools.lru_cache(maxsize=4096)
+def _squashed(text: str) -> str:
+    """:func:`squash` of an instruction: judged again at every compaction that inherits it."""
+    return squash(text)
 
 
 def _shingles(tokens: list[str]) -> set[tuple[str, ...]]:
@@ -134,9 +153,19 @@ def _summary_view(summary: str) -> _SummaryView:
                 is_negative(text),
                 _RULE_CUE.search(text) is not None,
                 _SCOPE_CUE.search(text) is not None,
+                frozenset(squash(text).split(" ")),
             )
         )
-    return _SummaryView(squashed, frozenset(_shingles(squashed.split(" "))), tuple(sentences))
+    by_word: dict[str, list[int]] = {}
+    for index, sentence in enumerate(sentences):
+        for word in sentence.words:
+            by_word.setdefault(word, []).append(index)
+    return _SummaryView(
+        squashed,
+        frozenset(_shingles(squashed.split(" "))),
+        tuple(sentences),
+        {w: tuple(i) for w, i in by_word.items()},
+    )
 
 
 def _key_in(key: str, sentence: _Sentence) -> bool:
@@ -234,7 +263,7 @@ def judge_survival(constraint: Constraint, summary: str, also: tuple[str, ...] =
     title of the option a "let's go with option 1" chose).
     """
     view = _summary_view(summary)
-    squashed = squash(constraint.text)
+    squashed = _squashed(constraint.text)
     if squashed and squashed in view.squashed:
         return Verdict(Survival.KEPT, _verbatim_sentence(view, constraint.text), 1.0)
     tokens = squashed.split(" ")
@@ -245,7 +274,7 @@ def judge_survival(constraint: Constraint, summary: str, also: tuple[str, ...] =
     scope = _SCOPE_CUE.search(constraint.text) is not None
     best: tuple[float, str] | None = None
     readings = _readings(constraint, also)
-    for sentence in view.sentences:
+    for sentence in view.candidates(readings):
         if persistent and not sentence.rule:
             continue
         for reading in readings:
@@ -259,12 +288,8 @@ def judge_survival(constraint: Constraint, summary: str, also: tuple[str, ...] =
 
 def _verbatim_sentence(view: _SummaryView, text: str) -> str | None:
     """The summary sentence that holds most of ``text``'s tokens (for the diff view)."""
-    tokens = set(squash(text).split(" "))
-    best = max(
-        view.sentences,
-        key=lambda s: len(tokens & set(squash(s.text).split(" "))),
-        default=None,
-    )
+    tokens = set(_squashed(text).split(" "))
+    best = max(view.sentences, key=lambda s: len(tokens & s.squashed), default=None)
     return None if best is None else best.text
 
 
@@ -277,7 +302,7 @@ def text_carried(sentence: str, summary: str) -> bool:
     """Whether ``summary`` repeats ``sentence`` (near-)verbatim: a later summary that
     copies an earlier summary's wording of an instruction still carries it."""
     view = _summary_view(summary)
-    squashed = squash(sentence)
+    squashed = _squashed(sentence)
     if not squashed:
         return False
     if squashed in view.squashed:
