@@ -9,7 +9,7 @@ from ctxkeep.extract import ConstraintKind, extract_constraints
 from ctxkeep.extract import filters as f
 from ctxkeep.extract.constraints import _MARKER, is_negative, is_objectless
 
-P, O, R, S, C, X = (
+P, OB, R, S, C, X = (
     "prohibition",
     "obligation",
     "preference",
@@ -21,43 +21,60 @@ P, O, R, S, C, X = (
 # (user text, the constraint exactly as it stands, its kind)
 MUST_FIND: list[tuple[str, str, str]] = [
     # the explicit forms
-    ("Do not change the public API of the parser.", "Do not change the public API of the parser", P),
-    ("Please don't touch src/ctxkeep/log/model.py.", "Please don't touch src/ctxkeep/log/model.py", P),
+    (
+        "Do not change the public API of the parser.",
+        "Do not change the public API of the parser",
+        P,
+    ),
+    (
+        "Please don't touch src/ctxkeep/log/model.py.",
+        "Please don't touch src/ctxkeep/log/model.py",
+        P,
+    ),
     ("Never push to main.", "Never push to main", P),
     ("You should never log the API key.", "You should never log the API key", P),
     ("The parser must not panic on bad input.", "The parser must not panic on bad input", P),
-    ("You must run make test before committing.", "You must run make test before committing", O),
-    ("Error messages must keep line numbers.", "Error messages must keep line numbers", O),
-    ("Always use tabs in the Makefile.", "Always use tabs in the Makefile", O),
-    ("Make sure the benchmarks print MB/s.", "Make sure the benchmarks print MB/s", O),
+    ("You must run make test before committing.", "You must run make test before committing", OB),
+    ("Error messages must keep line numbers.", "Error messages must keep line numbers", OB),
+    ("Always use tabs in the Makefile.", "Always use tabs in the Makefile", OB),
+    ("Make sure the benchmarks print MB/s.", "Make sure the benchmarks print MB/s", OB),
     ("Only edit files under tests/.", "Only edit files under tests/", S),
     ("Use only the stdlib.", "Use only the stdlib", S),
     ("I want you to only touch the docs.", "I want you to only touch the docs", S),
     ("Important: never commit .env files.", "never commit .env files", P),
-    ("- always run ruff before a commit", "always run ruff before a commit", O),
+    ("- always run ruff before a commit", "always run ruff before a commit", OB),
     # casual forms
     ("please use poetry instead of pip", "please use poetry instead of pip", R),
     ("let's avoid global state in the handlers", "let's avoid global state in the handlers", P),
-    ("keep the docstrings short!", "keep the docstrings short", O),
+    ("keep the docstrings short!", "keep the docstrings short", OB),
     ("just the lexer for now", "just the lexer for now", S),
     ("for now, leave the CLI flags alone", "for now, leave the CLI flags alone", S),
     ("stick to the stdlib logging module", "stick to the stdlib logging module", S),
     ("I'd prefer dataclasses over attrs here", "I'd prefer dataclasses over attrs here", R),
-    ("we want the retries in one place, not in every caller",
-     "we want the retries in one place, not in every caller", R),
+    (
+        "we want the retries in one place, not in every caller",
+        "we want the retries in one place, not in every caller",
+        R,
+    ),
     ("the cache doesn't need to be thread safe", "the cache doesn't need to be thread safe", P),
     ("the margins can be a bit smaller", "the margins can be a bit smaller", R),
     ("stop adding comments to every line", "stop adding comments to every line", P),
     ("no mocks in the integration tests", "no mocks in the integration tests", P),
-    ("From now on run mypy before you commit.", "From now on run mypy before you commit", O),
+    ("From now on run mypy before you commit.", "From now on run mypy before you commit", OB),
     # a choice among the agent's options, with what it adds
     ("approach B is fine, and log each retry", "approach B is fine, and log each retry", C),
     ("let's go with the second option", "let's go with the second option", C),
     # corrections
-    ("you said the index was rebuilt, but it is loaded from disk",
-     "you said the index was rebuilt, but it is loaded from disk", X),
-    ("that's wrong, the config lives in settings.toml",
-     "that's wrong, the config lives in settings.toml", X),
+    (
+        "you said the index was rebuilt, but it is loaded from disk",
+        "you said the index was rebuilt, but it is loaded from disk",
+        X,
+    ),
+    (
+        "that's wrong, the config lives in settings.toml",
+        "that's wrong, the config lives in settings.toml",
+        X,
+    ),
     ("No, remove the retry decorator again", "No, remove the retry decorator again", X),
     ("why are you editing the vendored copy?", "why are you editing the vendored copy", X),
     ("I told you: the schema file is generated.", "I told you: the schema file is generated", X),
@@ -68,11 +85,11 @@ MUST_FIND: list[tuple[str, str, str]] = [
     ("测试代码不得删除。", "测试代码不得删除", P),
     ("切勿提交密钥文件。", "切勿提交密钥文件", P),
     ("接口不能改。", "接口不能改", P),
-    ("错误信息必须保留原始行号和列号。", "错误信息必须保留原始行号和列号", O),
-    ("务必先运行测试。", "务必先运行测试", O),
-    ("一定要保留日志格式。", "一定要保留日志格式", O),
-    ("请始终使用中文回复。", "请始终使用中文回复", O),
-    ("以后每次提交前都要跑 ruff。", "以后每次提交前都要跑 ruff", O),
+    ("错误信息必须保留原始行号和列号。", "错误信息必须保留原始行号和列号", OB),
+    ("务必先运行测试。", "务必先运行测试", OB),
+    ("一定要保留日志格式。", "一定要保留日志格式", OB),
+    ("请始终使用中文回复。", "请始终使用中文回复", OB),
+    ("以后每次提交前都要跑 ruff。", "以后每次提交前都要跑 ruff", OB),
     ("只修改 README.md 文件。", "只修改 README.md 文件", S),
     ("仅限测试目录。", "仅限测试目录", S),
     ("你只能修改测试文件。", "你只能修改测试文件", S),
@@ -171,7 +188,7 @@ def test_a_tail_of_fewer_than_three_words_stays_with_its_clause() -> None:
     ]
     (only,) = extract_constraints("Only run tests/a.py and tests/b.py, always.")
     assert only.text == "Only run tests/a.py and tests/b.py, always"
-    assert f.is_fragment("never float") and f.is_fragment("always") and f.is_fragment("别动")
+    assert all(f.is_fragment(tail) for tail in ("never float", "always", "别动"))
     assert not f.is_fragment("never use floats here")
 
 
@@ -198,7 +215,8 @@ def test_a_dash_ends_a_clause_and_a_reason_stays() -> None:
 def test_a_short_leading_clause_is_kept_a_label_is_not() -> None:
     (c,) = extract_constraints("We still ship for Python 3.9, so no walrus operators.")
     assert c.text == "We still ship for Python 3.9, so no walrus operators"
-    assert c.kind == P and "3.9" in c.keys
+    assert c.kind == P
+    assert "3.9" in c.keys
     (d,) = extract_constraints("Also: never print secrets.")
     assert d.text == "never print secrets"
 
@@ -268,7 +286,8 @@ def test_offsets_slice_back_and_keys_are_not_words() -> None:
     (c,) = extract_constraints(text)
     assert text[c.start : c.end] == c.text
     assert c.keys == ("2.13.0", "pyproject.toml")
-    assert "pyproject" not in c.words and "torch" in c.words
+    assert "pyproject" not in c.words
+    assert "torch" in c.words
     assert c.negative
 
 
@@ -302,3 +321,17 @@ def test_an_aside_in_brackets_gives_no_order_unless_it_says_please() -> None:
 def test_only_in_an_agent_plan_describes() -> None:
     plan = "Implement the following plan:\n- `GetProjectDir` — only works for Claude\n"
     assert extract_constraints(plan) == []
+
+
+def test_text_that_is_all_instructions() -> None:
+    from ctxkeep.extract import extract_instructions
+
+    text = "keep the exact test commands; drop the debugging details. Never say 'done' early."
+    found = extract_instructions(text)
+    assert [(c.text, c.kind) for c in found] == [
+        ("keep the exact test commands", OB),
+        ("drop the debugging details", OB),
+        ("Never say 'done' early", P),
+    ]
+    assert all(text[c.start : c.end] == c.text for c in found)
+    assert extract_instructions("ok; thanks.") == []

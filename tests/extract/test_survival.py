@@ -58,7 +58,9 @@ def test_constraint_survives(user_text: str, summary: str, expected: Survival) -
 
 def test_the_verdict_names_the_sentence_that_carries_it() -> None:
     (constraint,) = extract_constraints(CACHE)
-    summary = "Work done: the cache layer. Caching is keyed on the user id alone, never the session."
+    summary = (
+        "Work done: the cache layer. Caching is keyed on the user id alone, never the session."
+    )
     verdict = judge_survival(constraint, summary)
     assert verdict.carrier == "Caching is keyed on the user id alone, never the session"
     assert 0 < verdict.score <= 1
@@ -74,5 +76,8 @@ def test_a_chosen_option_is_judged_by_what_it_chose() -> None:
 
 
 def test_a_later_summary_copying_the_earlier_wording() -> None:
-    assert text_carried("Only style the `*` green for active sessions", "x. Only style the `*` green for active sessions.")
+    assert text_carried(
+        "Only style the `*` green for active sessions",
+        "x. Only style the `*` green for active sessions.",
+    )
     assert not text_carried("Only style the `*` green for active sessions", "The lanes are green.")

@@ -11,7 +11,12 @@
 Every false-positive filter is a named predicate in :mod:`ctxkeep.extract.filters`.
 """
 
-from ctxkeep.extract.constraints import Constraint, ConstraintKind, extract_constraints
+from ctxkeep.extract.constraints import (
+    Constraint,
+    ConstraintKind,
+    extract_constraints,
+    extract_instructions,
+)
 from ctxkeep.extract.identifiers import (
     Identifier,
     IdentifierCandidate,
@@ -35,6 +40,7 @@ __all__ = [
     "constraint_survives",
     "extract_constraints",
     "extract_identifiers",
+    "extract_instructions",
     "find_references",
     "identifier_candidates",
     "judge_survival",

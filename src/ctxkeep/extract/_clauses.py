@@ -41,7 +41,7 @@ _NESTING = frozenset(_OPENERS + _CLOSERS + _TOGGLES)
 def _nested_at(text: str, start: int, end: int) -> list[bool]:
     """For each offset in ``[start, end)``: inside brackets or quotes (at depth > 0)?"""
     depth = 0
-    toggled = {c: False for c in _TOGGLES}
+    toggled = dict.fromkeys(_TOGGLES, False)
     inside: list[bool] = []
     for char in text[start:end]:
         if char in _OPENERS:

@@ -99,9 +99,8 @@ def _en_words(text: str) -> list[str]:
     its parts (``unclosed-parenthesis`` -> ``unclos``, ``parenthesi``)."""
     out: list[str] = []
     for match in ASCII_WORD.finditer(text):
-        for word in _PART.findall(match.group().lower().replace("’", "'")):
-            if word.endswith("'s"):
-                word = word[:-2]
+        for part in _PART.findall(match.group().lower().replace("’", "'")):
+            word = part[:-2] if part.endswith("'s") else part
             if len(word) < 2 or word in _EN_STOPWORDS or word.isdigit():
                 continue
             stemmed = stem(word)

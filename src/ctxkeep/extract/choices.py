@@ -53,9 +53,7 @@ def _option_heads(label: str, *, numbered: bool) -> re.Pattern[str]:
     ]
     if numbered:
         heads.append(rf"(?:{alternatives})[.)]\s")
-    return re.compile(
-        rf"^[ \t>#*-]*(?:\*\*)?(?:{'|'.join(heads)})", re.IGNORECASE | re.MULTILINE
-    )
+    return re.compile(rf"^[ \t>#*-]*(?:\*\*)?(?:{'|'.join(heads)})", re.IGNORECASE | re.MULTILINE)
 
 
 def _title(text: str, head: re.Match[str]) -> str | None:

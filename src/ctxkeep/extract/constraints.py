@@ -43,10 +43,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from ctxkeep.extract._clauses import clause_spans, pasted_spans, sentences, strip_lead
+from ctxkeep.extract._text import trimmed_span, words_of
 from ctxkeep.extract._words import about
 from ctxkeep.extract.filters import (
     CONSTRAINT_FILTERS,
@@ -60,6 +61,7 @@ __all__ = [
     "Constraint",
     "ConstraintKind",
     "extract_constraints",
+    "extract_instructions",
     "is_negative",
     "is_objectless",
 ]
@@ -154,9 +156,13 @@ _CJK_MARKERS = {
         "|保持|保留|遵守|遵循"
     ),
     ConstraintKind.SCOPE: "只准|只能|只许|仅限|只|仅|暂时|最多|不超过",
-    ConstraintKind.CHOICE: "方案\\s*[一二三四五六1-9]|选项\\s*[一二三四1-9]|第\\s*[一二三四五1-9]\\s*[种个套]",
+    ConstraintKind.CHOICE: (
+        "方案\\s*[一二三四五六1-9]|选项\\s*[一二三四1-9]|第\\s*[一二三四五1-9]\\s*[种个套]"
+    ),
     ConstraintKind.CORRECTION: "我说过|我不是说|不对|错了|不是这样|改回|还原|撤销|我的意思是",
-    ConstraintKind.PREFERENCE: "我希望|希望|我想要|我更喜欢|尽量|最好|优先|就用|请用|用|使用|改用|采用|换成",
+    ConstraintKind.PREFERENCE: (
+        "我希望|希望|我想要|我更喜欢|尽量|最好|优先|就用|请用|用|使用|改用|采用|换成"
+    ),
 }
 _ORDER = (
     ConstraintKind.CORRECTION,
@@ -168,8 +174,7 @@ _ORDER = (
 )
 _MARKER = re.compile(
     "|".join(
-        rf"(?P<{kind.value}>\b(?:{_ASCII_MARKERS[kind]})\b|{_CJK_MARKERS[kind]})"
-        for kind in _ORDER
+        rf"(?P<{kind.value}>\b(?:{_ASCII_MARKERS[kind]})\b|{_CJK_MARKERS[kind]})" for kind in _ORDER
     ),
     # ASCII: case folding and \b as in English (no long-s folding, and "请only" splits)
     re.IGNORECASE | re.ASCII,
@@ -215,15 +220,16 @@ _MARKER_REACH = 48
 # Every ASCII marker and rules heading holds one of these as a whole word of the
 # lower-cased text (tests/extract/test_properties.py holds this): a text with none of
 # them is settled by one tokenising pass and a set test, the common case of user text.
-_MARKER_WORDS = frozenset(
-    """not don't don’t dont never must mustn't mustn’t should shouldn't shouldn’t avoid
-    let's let’s lets let no refrain stop doesn't doesn’t need needs needn't needn’t always
-    sure ensure remember have has now forward time keep preserve maintain retain follow
-    respect honour honor cap note only just solely exclusively most nothing limit limited
-    restrict restricted stick stay option approach first second third last former latter
-    go said told asked that's that’s thats wrong meant again nope why prefer rather want
-    would be use leave favour favor reuse rule rules constraint constraints requirement
-    requirements guideline guidelines convention conventions instructions""".split()
+_MARKER_WORDS = words_of(
+    "not don't don’t dont never must mustn't mustn’t should shouldn't shouldn’t avoid "
+    "let's let’s lets let no refrain stop doesn't doesn’t need needs needn't needn’t "
+    "always sure ensure remember have has now forward time keep preserve maintain retain "
+    "follow respect honour honor cap note only just solely exclusively most nothing limit "
+    "limited restrict restricted stick stay option approach first second third last "
+    "former latter go said told asked that's that’s thats wrong meant again nope why "
+    "prefer rather want would be use leave favour favor reuse rule rules constraint "
+    "constraints requirement requirements guideline guidelines convention conventions "
+    "instructions"
 )
 _LOWER_WORD = re.compile(r"[a-z]+(?:['’][a-z]+)?")
 
@@ -262,13 +268,13 @@ _WHOLE_SCAN = 2000
 # The words an ASCII marker can start with (their letters up to an apostrophe: "don't"
 # starts with "don"): a marker starts where such a word does, so short ASCII text is
 # matched only there (tests/extract/test_properties.py holds this equal to a full scan).
-_START_WORDS = frozenset(
-    """do don dont never must mustn should shouldn avoid let lets no refrain stop doesn
-    does needn always make ensure be remember need needs have has from going every each
-    keep preserve maintain retain follow respect honour honor cap note only just solely
-    exclusively for at nothing limit limited restrict restricted stick stay option
-    approach first second third last former latter go you i as that thats this not again
-    nope why we can could use prefer leave favour favor reuse""".split()
+_START_WORDS = words_of(
+    "do don dont never must mustn should shouldn avoid let lets no refrain stop doesn "
+    "does needn always make ensure be remember need needs have has from going every each "
+    "keep preserve maintain retain follow respect honour honor cap note only just solely "
+    "exclusively for at nothing limit limited restrict restricted stick stay option "
+    "approach first second third last former latter go you i as that thats this not again "
+    "nope why we can could use prefer leave favour favor reuse"
 )
 _ALPHA_RUN = re.compile(r"[a-z]+")
 
@@ -305,8 +311,8 @@ def _marker_matches(text: str) -> list[re.Match[str]]:
         return list(_MARKER.finditer(text))
     length = len(text)
     found: list[re.Match[str]] = []
-    for start, window_end in _hint_windows(text):
-        end = min(window_end, length)
+    for window_start, window_end in _hint_windows(text):
+        start, end = window_start, min(window_end, length)
         while end < length and text[end] in _ASCII_WORD_CHARS:
             end += 1
         while start > 0 and text[start - 1] in _ASCII_WORD_CHARS:
@@ -510,6 +516,40 @@ def extract_constraints(text: str) -> list[Constraint]:
     return constraints
 
 
+_PART_BREAK = re.compile(r";\s|；")
+
+
+def extract_instructions(text: str) -> list[Constraint]:
+    """Every sentence of ``text``, and every part of one between semicolons, that says
+    something, as one constraint each: for text that is all instructions, such as the
+    arguments of ``/compact`` ("keep the exact test commands; drop the debugging
+    details"). A part with markers gets their kind, one without is an obligation.
+    """
+    found: list[Constraint] = []
+    for start, end in sentences(text):
+        breaks = list(_PART_BREAK.finditer(text, start, end))
+        bounds = [start, *(m.end() for m in breaks)]
+        ends = [*(m.start() for m in breaks), end]
+        for bound, limit in zip(bounds, ends, strict=True):
+            part_start, part_end = trimmed_span(text, bound, limit)
+            piece = text[part_start:part_end]
+            inner = extract_constraints(piece)
+            if inner:
+                found.extend(
+                    replace(c, start=c.start + part_start, end=c.end + part_start) for c in inner
+                )
+                continue
+            keys, words = about(piece)
+            if keys or words:
+                found.append(
+                    Constraint(
+                        piece, ConstraintKind.OBLIGATION.value, part_start, part_end,
+                        is_negative(piece), keys, words,
+                    )
+                )  # fmt: skip
+    return found
+
+
 def _opening_kinds(
     text: str, clauses: list[tuple[int, int]], markers: list[_Marker], tail: int
 ) -> tuple[dict[int, ConstraintKind], bool]:
@@ -548,7 +588,9 @@ _LEAD_WORDS = 12
 _DASHES = ("—", "–", " - ")
 
 
-def _openings(text: str, clauses: list[tuple[int, int]], kinds: dict[int, ConstraintKind]) -> list[int]:
+def _openings(
+    text: str, clauses: list[tuple[int, int]], kinds: dict[int, ConstraintKind]
+) -> list[int]:
     """The clauses that open a constraint: no fragment, no objectless reference such as
     "I told you at the start" after an instruction (those continue the one before)."""
     openings: list[int] = []

@@ -17,12 +17,12 @@ from ctxkeep.extract._text import CJK_CLASS, has_cjk, words_of
 
 __all__ = [
     "CONSTRAINT_FILTERS",
-    "ConstraintFilter",
     "IDENTIFIER_FILTERS",
     "IMPERATIVE_ONLY",
-    "IdentifierFilter",
     "PROCESS_VERBS",
     "TEXT_FILTERS",
+    "ConstraintFilter",
+    "IdentifierFilter",
     "is_agent_plan",
     "is_assembly_mnemonic_list",
     "is_bie_inside_word",
@@ -710,7 +710,9 @@ def is_machine_line(line: str) -> bool:
     return _MACHINE_LINE.match(line) is not None
 
 
-_PLAN_HANDOFF = re.compile(r"\s*(?:Implement the following plan|Execute the following plan)\b", re.I)
+_PLAN_HANDOFF = re.compile(
+    r"\s*(?:Implement the following plan|Execute the following plan)\b", re.I
+)
 
 
 def is_agent_plan(text: str) -> bool:

@@ -69,7 +69,9 @@ def quoted_user_messages(summary: str) -> list[tuple[int, str]]:
     for item in _QUOTED_ITEM.finditer(summary, heading.end(), end):
         line_end = summary.find("\n", item.end())
         line_end = end if line_end == -1 or line_end > end else line_end
-        close = max(summary.rfind('"', item.end(), line_end), summary.rfind("”", item.end(), line_end))
+        close = max(
+            summary.rfind('"', item.end(), line_end), summary.rfind("”", item.end(), line_end)
+        )
         if close > item.end():
             found.append((item.end(), summary[item.end() : close]))
     return found

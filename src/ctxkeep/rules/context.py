@@ -24,6 +24,7 @@ from ctxkeep.extract import (
     rejection_feedback,
 )
 from ctxkeep.extract.choices import chosen_labels, option_title
+from ctxkeep.extract.constraints import extract_instructions
 from ctxkeep.extract.filters import is_omission_request
 from ctxkeep.extract.survival import text_carried
 from ctxkeep.extract.user_text import quoted_user_messages
@@ -268,7 +269,9 @@ def _own_constraints(
     seen: set[str] = set()
     found: list[_Found] = []
     for text in view.own_texts(compact_arguments):
-        for constraint in extract_constraints(text.text):
+        # /compact arguments are all instructions, markers or not
+        extract = extract_instructions if text.origin is Origin.COMPACT else extract_constraints
+        for constraint in extract(text.text):
             if text.origin is Origin.COMPACT and is_omission_request(constraint.text):
                 continue  # "drop the debugging details": followed by leaving it out
             key = _normal_form(constraint.text)
@@ -287,17 +290,13 @@ def _chosen(answer: str, agent_texts: list[str]) -> str | None:
     return "; ".join(t for t in titles if t) or None
 
 
-def _judge(
-    found: _Found, summary: str, carrier: str | None, since: int | None
-) -> JudgedConstraint:
+def _judge(found: _Found, summary: str, carrier: str | None, since: int | None) -> JudgedConstraint:
     constraint, text, referent = found
     verdict = judge_survival(constraint, summary, also=(referent,) if referent else ())
     if verdict.survival is Survival.LOST and carrier is not None and text_carried(carrier, summary):
         # the later summary copies the earlier summary's wording of the instruction
         return JudgedConstraint(constraint, text, Survival.REWORDED, since, carrier, referent)
-    return JudgedConstraint(
-        constraint, text, verdict.survival, since, verdict.carrier, referent
-    )
+    return JudgedConstraint(constraint, text, verdict.survival, since, verdict.carrier, referent)
 
 
 class RuleContext:
@@ -399,7 +398,8 @@ class RuleContext:
                 continue
             source = UserText(quote, Origin.QUOTED, line=line)
             found.extend(
-                JudgedConstraint(c, source, Survival.KEPT, since) for c in extract_constraints(quote)
+                JudgedConstraint(c, source, Survival.KEPT, since)
+                for c in extract_constraints(quote)
             )
         return found
 
@@ -437,7 +437,9 @@ class RuleContext:
             inherited = [j for j in carried if _normal_form(j.constraint.text) not in own_keys]
             known = own_keys | {_normal_form(j.constraint.text) for j in inherited}
             inherited += [
-                j for j in self._quoted(compaction, previous) if _normal_form(j.constraint.text) not in known
+                j
+                for j in self._quoted(compaction, previous)
+                if _normal_form(j.constraint.text) not in known
             ]
             previous = compaction
             if summary is None:
