@@ -47,6 +47,31 @@ SURVIVAL = [
     (RETRIES, "Max 3 retries, each wait capped at 8 s.", W),
     (RETRIES, "Retries with exponential backoff.", L),
     ("错误信息必须保留原始行号和列号。", "要求：错误信息务必保留原始行号与列号。", W),
+    # a negation said with the opposite verb
+    (
+        "Never hold the lock while calling the origin.",
+        "Get releases the lock around the origin fetch.",
+        W,
+    ),
+    (
+        "Never hold the lock while calling the origin.",
+        "Get holds the lock around the origin fetch.",
+        L,
+    ),
+    ("Don't export the retry helper.", "The retry helper is unexported now.", W),
+    # an aside in brackets is no part of what it is about; a quoted one is
+    (
+        "Never hold the lock while calling the origin (it made p99 spike last month).",
+        "The fetch runs without holding the lock while calling the origin.",
+        W,
+    ),
+    (
+        'Error messages must keep the "(line X, column Y)" suffix.',
+        "Error messages must keep their suffix.",
+        L,
+    ),
+    # a negative tail: the positive clause carries it, so does the negative tail alone
+    ("Amounts must stay Decimal end to end, never float.", "Decimal amounts stay exact.", W),
 ]
 
 

@@ -49,12 +49,15 @@ _EN_STOPWORDS = words_of(
     "anymore let let's lets like want wants i'd i'm i've we'd we're you're that's it's "
     "option ok fine good great thanks thank mind actually really quite bit lot lots "
     "told tell said say asked ask start time times btw thing things beginning begin began "
-    "earlier before already twice very same"
-    # generic verbs: the summary may reword the action, the object stays
-    " change modify edit touch use run add remove delete write commit push call keep "
+    "earlier before already twice very same around"
+)
+# Generic verbs, in any form: the summary may reword the action, the object stays.
+_GENERIC_VERBS = words_of(
+    "change modify edit touch use run add remove delete write commit push call keep "
     "leave break rename create update install import move read open close put get give take "
     "try go come work mention check apply include introduce replace rewrite alter stay stick "
-    "prefer follow respect preserve maintain retain honour honor note limit restrict"
+    "prefer follow respect preserve maintain retain honour honor note limit restrict make "
+    "made kept left ran wrote written took taken gave given got gotten went gone came done"
 )
 _ZH_STOPWORDS = words_of(
     # markers
@@ -88,7 +91,7 @@ def stem(word: str) -> str:
     return str(_STEMMER.stemWord(word))
 
 
-_STOP_STEMS = frozenset(stem(w) for w in _EN_STOPWORDS)
+_VERB_STEMS = frozenset(stem(w) for w in _GENERIC_VERBS)
 
 
 _PART = re.compile(r"[a-z]+(?:'[a-z]+)?|\d+")
@@ -104,7 +107,7 @@ def _en_words(text: str) -> list[str]:
             if len(word) < 2 or word in _EN_STOPWORDS or word.isdigit():
                 continue
             stemmed = stem(word)
-            if stemmed not in _STOP_STEMS:
+            if stemmed not in _VERB_STEMS:  # "changes", "changing" as "change"
                 out.append(stemmed)
     return out
 

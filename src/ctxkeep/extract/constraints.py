@@ -88,11 +88,14 @@ class ConstraintKind(StrEnum):
 class Constraint:
     """A standing instruction exactly as it stands in the source text.
 
-    ``text == source[start:end]``; ``kind`` is a :class:`ConstraintKind` value;
-    ``negative`` is True when the instruction forbids something (a kept negation must
-    stay a negation); ``keys`` are its key entities (identifiers, numbers, quoted words,
-    code names) and ``words`` its content words (English stems, Chinese words): what a
-    summary must still name for the instruction to survive.
+    ``text == source[start:end]``; ``kind`` is a :class:`ConstraintKind` value. ``core``
+    is the instruction's own clause (with the short clauses it leads with), without the
+    reason, the tail or the asides in brackets ("Never run the fuzz suite" of "Never run
+    the fuzz suite (it takes 20 minutes), I told you"); empty when it is the whole text. ``negative`` is True
+    when the core forbids something (a kept negation must stay a negation); ``keys``
+    are its key entities (identifiers, numbers, quoted words, code names) and ``words``
+    its content words (English stems, Chinese words): what a summary must still name for
+    the instruction to survive.
     """
 
     text: str
@@ -102,6 +105,7 @@ class Constraint:
     negative: bool
     keys: tuple[str, ...]
     words: tuple[str, ...]
+    core: str = ""
 
 
 # --------------------------------------------------------------------------- markers
@@ -644,12 +648,9 @@ def _sentence_constraints(
         while span_end > span_start and text[span_end - 1] in " \t\r\n,，:：;；":
             span_end -= 1
         body = text[span_start:span_end]
-        # what it is about: the instruction's own clause, the ones it leads with and
-        # its fragments ("…, never float"), not the reason after it ("…, a tiny library")
-        core_end = position
-        while core_end < last and is_fragment(text[slice(*clauses[core_end + 1])]):
-            core_end += 1
-        core = text[span_start : min(span_end, clauses[core_end][1])]
+        # what it is about: the instruction's own clause and the ones it leads with,
+        # not the reason or tail after it ("…, a tiny library", "…, never float")
+        core = _without_asides(text[span_start : min(span_end, clauses[position][1])])
         keys, words = about(core)
         if not keys and not words:
             core = body  # "I told you: the schema file is generated"
@@ -657,9 +658,37 @@ def _sentence_constraints(
         if not keys and not words:
             continue  # "Don't!": nothing it applies to
         result.append(
-            Constraint(body, kind.value, span_start, span_end, is_negative(core), keys, words)
+            Constraint(
+                body,
+                kind.value,
+                span_start,
+                span_end,
+                is_negative(core),
+                keys,
+                words,
+                "" if core == body else core,
+            )
         )
     return result
+
+
+_ASIDE = re.compile(r"\s*[(（][^()（）]*[)）]")
+
+
+def _without_asides(clause: str) -> str:
+    """``clause`` without its bracketed asides: "Never hold c.mu while calling the origin
+    (network I/O under the lock is what made p99 latency spike last month)" is about the
+    lock and the origin, not the latency. A clause that is all aside stays as it is."""
+    pieces: list[str] = []
+    position = 0
+    for aside in _ASIDE.finditer(clause):
+        before = clause[: aside.start()]
+        if before.count('"') % 2 or before.count("`") % 2 or before.count("“") > before.count("”"):
+            continue  # inside a quote: '"(line X, column Y)" suffix' is what it is about
+        pieces.append(clause[position : aside.start()])
+        position = aside.end()
+    stripped = "".join([*pieces, clause[position:]]).strip()
+    return stripped or clause
 
 
 def _continues(

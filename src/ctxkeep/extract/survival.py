@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ctxkeep.extract._text import CJK_RUN, bigrams, sentence_spans, squash
-from ctxkeep.extract._words import about, content_words
+from ctxkeep.extract._words import about, content_words, stem
 from ctxkeep.extract.constraints import Constraint, is_negative
 
 __all__ = ["Survival", "Verdict", "constraint_survives", "judge_survival", "text_carried"]
@@ -70,8 +70,9 @@ _RULE_CUE = re.compile(
     r"|必须|务必|一定|始终|总是|每次|都要|要求|需要|确保|应该|只|仅|不|别|禁|保持|保留|避免|用户|希望",
     re.IGNORECASE,
 )
+# "never" is no cue here: a negative instruction is held to its polarity instead.
 _PERSISTENT = re.compile(
-    r"\b(?:always|never|every\s+time|each\s+time|whenever|from\s+now\s+on|going\s+forward"
+    r"\b(?:always|every\s+time|each\s+time|whenever|from\s+now\s+on|going\s+forward"
     r"|before\s+(?:you|committing|pushing|merging|reporting|saying|telling|each|every|any))\b"
     r"|以后|今后|每次|始终|一律|从现在",
     re.IGNORECASE,
@@ -84,6 +85,31 @@ _SCOPE_CUE = re.compile(
     re.IGNORECASE,
 )
 _TOKEN = re.compile(r"[A-Za-z0-9_]+")
+# The verb a negation applies to: "never hold", "do not add", "don't expose".
+_NEGATED_VERB = re.compile(
+    r"\b(?:never|not|don['’]?t|doesn['’]t|mustn['’]t|shouldn['’]t|avoid|stop)\s+(?:\w+ly\s+)?"
+    r"([a-z]+)",
+    re.IGNORECASE,
+)
+# A negation is also said with the opposite verb: "never hold the lock" is kept by
+# "releases the lock", "do not export it" by "made it unexported".
+_OPPOSITES = (
+    ("hold", "release"), ("add", "remove"), ("add", "drop"), ("include", "exclude"),
+    ("enable", "disable"), ("allow", "forbid"), ("allow", "block"), ("allow", "deny"),
+    ("keep", "drop"), ("keep", "remove"), ("keep", "delete"), ("expose", "hide"),
+    ("export", "unexport"), ("lock", "unlock"), ("use", "avoid"), ("change", "keep"),
+    ("change", "preserve"), ("modify", "keep"), ("touch", "leave"), ("push", "hold"),
+    ("retry", "fail"), ("block", "release"), ("create", "reuse"), ("write", "reuse"),
+)  # fmt: skip
+_OPPOSITE: dict[str, frozenset[str]] = {}
+for _a, _b in _OPPOSITES:
+    _OPPOSITE[stem(_a)] = _OPPOSITE.get(stem(_a), frozenset()) | {stem(_b)}
+    _OPPOSITE[stem(_b)] = _OPPOSITE.get(stem(_b), frozenset()) | {stem(_a)}
+
+
+def _opposed(negated: frozenset[str], words: frozenset[str]) -> bool:
+    """Whether the sentence holds the opposite of a verb the instruction negates."""
+    return any(not _OPPOSITE.get(verb, frozenset()).isdisjoint(words) for verb in negated)
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,43 +226,60 @@ def _share(found: int, total: int) -> float:
 
 @dataclass(frozen=True, slots=True)
 class _About:
-    """What a text names: its polarity, key entities and content words."""
+    """What a reading of an instruction names (key entities, content words) and what
+    force it has: negative, a restriction (scope), or lasting (persistent)."""
 
     negative: bool
     keys: tuple[str, ...]
     words: tuple[str, ...]
+    scope: bool
+    persistent: bool
+    # stems of the verbs a negation applies to ("never hold" -> "hold")
+    negated: frozenset[str]
 
 
 @functools.lru_cache(maxsize=4096)
 def _about(text: str) -> _About:
     keys, words = about(text)
-    return _About(is_negative(text), keys, words)
+    return _About(
+        is_negative(text),
+        keys,
+        words,
+        _SCOPE_CUE.search(text) is not None,
+        _PERSISTENT.search(text) is not None,
+        frozenset(stem(m.group(1).lower()) for m in _NEGATED_VERB.finditer(text)),
+    )
 
 
 def _readings(constraint: Constraint, also: tuple[str, ...]) -> tuple[_About, ...]:
-    """The instruction's own clause (as extracted), then its whole text when longer: a
-    summary may keep either ("do not change the public API of the parser" without the
-    names listed after it; "max 3 retries, capped at 8 s" for a whole listed rule); then
-    what it refers to (``also``: the title of a chosen option)."""
-    core = _About(constraint.negative, constraint.keys, constraint.words)
-    readings = [core]
-    for text in (constraint.text, *also):
-        about = _about(text)
-        if about not in readings and (about.keys or about.words):
-            readings.append(about)
+    """The instruction's own clause, then its whole text when longer: a summary may keep
+    either ("do not change the public API of the parser" without the names listed after
+    it; "Use only the csv module, no pandas" as "csv module (no pandas)"); then what it
+    refers to (``also``: the title of a chosen option)."""
+    readings: list[_About] = []
+    for text in (constraint.core or constraint.text, constraint.text, *also):
+        reading = _about(text)
+        if reading not in readings and (reading.keys or reading.words):
+            readings.append(reading)
     return tuple(readings)
 
 
-def _score(constraint: _About, sentence: _Sentence, scope: bool) -> float | None:
-    """The share of the constraint's keys and words the sentence names, or None when
-    too few of either are there or the polarity or force differs.
+def _score(constraint: _About, sentence: _Sentence) -> float | None:
+    """The share of the reading's keys and words the sentence names, or None when too
+    few of either are there or the polarity or force differs.
 
-    A negative instruction needs a negative or restricting sentence ("never write a BOM
-    by default" / "BOM only with --excel"); a restricting one (``scope``) a restricting
-    sentence ("only touch src/cache/" / "edits limited to src/cache/")."""
-    if constraint.negative and not (sentence.negative or sentence.scope):
+    A negative reading needs a negative or restricting sentence ("never write a BOM by
+    default" / "BOM only with --excel"), or one with the opposite of the negated verb
+    ("never hold c.mu while calling the origin" / "Get releases c.mu around the origin
+    fetch"); a restricting one a restricting sentence ("only touch src/cache/" / "edits
+    limited to src/cache/"); a lasting one a sentence that reads as a rule."""
+    if constraint.negative and not (
+        sentence.negative or sentence.scope or _opposed(constraint.negated, sentence.words)
+    ):
         return None
-    if scope and not constraint.negative and not sentence.scope:
+    if constraint.scope and not constraint.negative and not sentence.scope:
+        return None
+    if constraint.persistent and not sentence.rule:
         return None
     keys = sum(1 for k in constraint.keys if _key_in(k, sentence))
     words = sum(1 for w in constraint.words if _word_in(w, sentence))
@@ -270,15 +313,11 @@ def judge_survival(constraint: Constraint, summary: str, also: tuple[str, ...] =
     own = _shingles(tokens)
     if len(tokens) >= 5 and len(own & view.shingles) >= VERBATIM_SHARE * len(own):
         return Verdict(Survival.KEPT, _verbatim_sentence(view, constraint.text), 1.0)
-    persistent = _PERSISTENT.search(constraint.text) is not None
-    scope = _SCOPE_CUE.search(constraint.text) is not None
     best: tuple[float, str] | None = None
     readings = _readings(constraint, also)
     for sentence in view.candidates(readings):
-        if persistent and not sentence.rule:
-            continue
         for reading in readings:
-            score = _score(reading, sentence, scope)
+            score = _score(reading, sentence)
             if score is not None and (best is None or score > best[0]):
                 best = (score, sentence.text)
     if best is None:
