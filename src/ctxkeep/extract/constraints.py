@@ -93,9 +93,9 @@ class Constraint:
     reason, the tail or the asides in brackets ("Never run the fuzz suite" of "Never run
     the fuzz suite (it takes 20 minutes), I told you"); empty when it is the whole text.
     ``negative`` is True when the core forbids something (a kept negation must stay a
-    negation); ``keys`` are its key entities (identifiers, numbers, quoted words, code names) and ``words``
-    its content words (English stems, Chinese words): what a summary must still name for
-    the instruction to survive.
+    negation); ``keys`` are its key entities (identifiers, numbers, quoted words, code
+    names) and ``words`` its content words (English stems, Chinese words): what a summary
+    must still name for the instruction to survive.
     """
 
     text: str
