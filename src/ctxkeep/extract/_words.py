@@ -27,7 +27,7 @@ import snowballstemmer
 from ctxkeep.extract._text import ASCII_WORD, CJK_RUN, words_of
 from ctxkeep.extract.identifiers import extract_identifiers
 
-__all__ = ["about", "content_words", "keys_of", "stem", "zh_words"]
+__all__ = ["about", "content_words", "en_words", "keys_of", "stem", "zh_words"]
 
 _STEMMER = snowballstemmer.stemmer("english")
 
@@ -94,22 +94,26 @@ def stem(word: str) -> str:
 _VERB_STEMS = frozenset(stem(w) for w in _GENERIC_VERBS)
 
 
-_PART = re.compile(r"[a-z]+(?:'[a-z]+)?|\d+")
+_PART = re.compile(r"[a-z]+(?:'[a-z]+)?")
 
 
-def _en_words(text: str) -> list[str]:
-    """Stems of the English words of ``text``; a hyphenated or snake_case word counts by
-    its parts (``unclosed-parenthesis`` -> ``unclos``, ``parenthesi``)."""
-    out: list[str] = []
-    for match in ASCII_WORD.finditer(text):
-        for part in _PART.findall(match.group().lower().replace("’", "'")):
-            word = part[:-2] if part.endswith("'s") else part
-            if len(word) < 2 or word in _EN_STOPWORDS or word.isdigit():
-                continue
-            stemmed = stem(word)
-            if stemmed not in _VERB_STEMS:  # "changes", "changing" as "change"
-                out.append(stemmed)
-    return out
+@functools.lru_cache(maxsize=65536)
+def _content_stem(word: str) -> str:
+    """The stem of a lower-case word when it is a content word, else ``""``."""
+    word = word[:-2] if word.endswith("'s") else word
+    if len(word) < 2 or word in _EN_STOPWORDS:
+        return ""
+    stemmed = stem(word)
+    return "" if stemmed in _VERB_STEMS else stemmed  # "changes", "changing" as "change"
+
+
+def en_words(text: str) -> list[str]:
+    """Stems of the English content words of ``text``, in order; a hyphenated or
+    snake_case word counts by its parts (``unclosed-parenthesis`` -> ``unclos``,
+    ``parenthesi``)."""
+    # one findall over the whole text, one cached lookup per word: summaries are long
+    stems = map(_content_stem, _PART.findall(text.lower().replace("’", "'")))
+    return [s for s in stems if s]
 
 
 @functools.cache
@@ -136,7 +140,7 @@ def zh_words(text: str) -> tuple[str, ...]:
 
 def content_words(text: str) -> tuple[str, ...]:
     """English stems and Chinese words of ``text``, in order, each once."""
-    words = _en_words(text)
+    words = en_words(text)
     if not text.isascii():
         words.extend(zh_words(text))
     return tuple(dict.fromkeys(words))

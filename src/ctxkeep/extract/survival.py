@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ctxkeep.extract._text import CJK_RUN, bigrams, sentence_spans, squash
-from ctxkeep.extract._words import about, content_words, stem
+from ctxkeep.extract._words import about, en_words, stem
 from ctxkeep.extract.constraints import Constraint, is_negative
 
 __all__ = ["Survival", "Verdict", "constraint_survives", "judge_survival", "text_carried"]
@@ -43,8 +43,9 @@ class Survival(StrEnum):
 class Verdict:
     """What became of one constraint in one summary.
 
-    ``carrier`` is the summary sentence that carries it (None when lost); ``score`` the
-    share of its keys and words that sentence names (1.0 when kept verbatim).
+    ``carrier`` is the summary sentence that carries a reworded instruction (None when
+    kept verbatim: its own words are there; None when lost); ``score`` the share of its
+    keys and words that sentence names (1.0 when kept verbatim).
     """
 
     survival: Survival
@@ -112,26 +113,53 @@ def _opposed(negated: frozenset[str], words: frozenset[str]) -> bool:
     return any(not _OPPOSITE.get(verb, frozenset()).isdisjoint(words) for verb in negated)
 
 
-@dataclass(frozen=True, slots=True)
 class _Sentence:
-    text: str
-    lowered: str
-    words: frozenset[str]
-    tokens: frozenset[str]
-    grams: frozenset[str]
-    negative: bool
-    rule: bool
-    scope: bool
-    squashed: frozenset[str]
+    """One sentence of a summary: its English words at once (they index the summary),
+    the rest on first use (most sentences are never a candidate)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.words = frozenset(en_words(text))
+
+    @functools.cached_property
+    def lowered(self) -> str:
+        return self.text.lower()
+
+    @functools.cached_property
+    def tokens(self) -> frozenset[str]:
+        return frozenset(_TOKEN.findall(self.lowered))
+
+    @functools.cached_property
+    def grams(self) -> frozenset[str]:
+        return _cjk_grams(self.text) if not self.text.isascii() else frozenset()
+
+    @functools.cached_property
+    def negative(self) -> bool:
+        return is_negative(self.text)
+
+    @functools.cached_property
+    def rule(self) -> bool:
+        return _RULE_CUE.search(self.text) is not None
+
+    @functools.cached_property
+    def scope(self) -> bool:
+        return _SCOPE_CUE.search(self.text) is not None
+
+    @functools.cached_property
+    def squashed(self) -> str:
+        return squash(self.text)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class _SummaryView:
     squashed: str
-    shingles: frozenset[tuple[str, ...]]
     sentences: tuple[_Sentence, ...]
     # English content word -> the sentences holding it (in order)
     by_word: dict[str, tuple[int, ...]]
+
+    @functools.cached_property
+    def shingles(self) -> frozenset[tuple[str, ...]]:
+        return frozenset(_shingles(self.squashed.split(" ")))
 
     def candidates(self, readings: tuple[_About, ...]) -> list[_Sentence]:
         """The sentences that can carry an instruction read as ``readings``: a reading
@@ -164,33 +192,13 @@ def _cjk_grams(text: str) -> frozenset[str]:
 @functools.lru_cache(maxsize=32)
 def _summary_view(summary: str) -> _SummaryView:
     """Everything the survival test needs from one summary, computed once per summary."""
-    squashed = squash(summary)
-    sentences = []
-    for start, end in sentence_spans(summary):
-        text = summary[start:end]
-        lowered = text.lower()
-        sentences.append(
-            _Sentence(
-                text,
-                lowered,
-                frozenset(content_words(text)),
-                frozenset(_TOKEN.findall(lowered)),
-                _cjk_grams(text) if not text.isascii() else frozenset(),
-                is_negative(text),
-                _RULE_CUE.search(text) is not None,
-                _SCOPE_CUE.search(text) is not None,
-                frozenset(squash(text).split(" ")),
-            )
-        )
+    sentences = [_Sentence(summary[start:end]) for start, end in sentence_spans(summary)]
     by_word: dict[str, list[int]] = {}
     for index, sentence in enumerate(sentences):
         for word in sentence.words:
             by_word.setdefault(word, []).append(index)
     return _SummaryView(
-        squashed,
-        frozenset(_shingles(squashed.split(" "))),
-        tuple(sentences),
-        {w: tuple(i) for w, i in by_word.items()},
+        squash(summary), tuple(sentences), {w: tuple(i) for w, i in by_word.items()}
     )
 
 
@@ -210,10 +218,8 @@ def _key_in(key: str, sentence: _Sentence) -> bool:
 
 
 def _word_in(word: str, sentence: _Sentence) -> bool:
-    if word in sentence.words:
-        return True
     if word.isascii():
-        return False
+        return word in sentence.words
     if word in sentence.text:
         return True
     grams = bigrams(word)
@@ -236,6 +242,10 @@ class _About:
     persistent: bool
     # stems of the verbs a negation applies to ("never hold" -> "hold")
     negated: frozenset[str]
+
+    @property
+    def chinese(self) -> bool:
+        return bool(self.words) and all(not w.isascii() for w in self.words)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -273,30 +283,36 @@ def _score(constraint: _About, sentence: _Sentence) -> float | None:
     ("never hold c.mu while calling the origin" / "Get releases c.mu around the origin
     fetch"); a restricting one a restricting sentence ("only touch src/cache/" / "edits
     limited to src/cache/"); a lasting one a sentence that reads as a rule."""
-    if constraint.negative and not (
-        sentence.negative or sentence.scope or _opposed(constraint.negated, sentence.words)
-    ):
-        return None
-    if constraint.scope and not constraint.negative and not sentence.scope:
-        return None
-    if constraint.persistent and not sentence.rule:
-        return None
-    keys = sum(1 for k in constraint.keys if _key_in(k, sentence))
+    # the words first: set look-ups, and most candidate sentences fail there
     words = sum(1 for w in constraint.words if _word_in(w, sentence))
-    key_share = _share(keys, len(constraint.keys))
-    word_share = _share(words, len(constraint.words))
-    chinese = bool(constraint.words) and all(not w.isascii() for w in constraint.words)
-    if chinese and not sentence.grams and words == 0:
+    if constraint.chinese and words == 0 and not sentence.grams:
         # a Chinese instruction, an English summary: only its keys can be compared
         # ("重试最多 3 次，单次等待上限 8 秒" / "max 3 retries, capped at 8 s")
+        keys = sum(1 for k in constraint.keys if _key_in(k, sentence))
         if len(constraint.keys) >= 2 and keys == len(constraint.keys):
-            return 1.0
+            return 1.0 if _forceful(constraint, sentence) else None
         return None
-    if keys + words == 0 or key_share < KEY_SHARE or word_share < WORD_SHARE:
+    if _share(words, len(constraint.words)) < WORD_SHARE:
+        return None
+    keys = sum(1 for k in constraint.keys if _key_in(k, sentence))
+    if keys + words == 0 or _share(keys, len(constraint.keys)) < KEY_SHARE:
         return None
     if words + keys < 2 and len(constraint.words) + len(constraint.keys) >= 2:
         return None  # one shared word is chance
+    if not _forceful(constraint, sentence):
+        return None
     return (keys + words) / (len(constraint.keys) + len(constraint.words))
+
+
+def _forceful(constraint: _About, sentence: _Sentence) -> bool:
+    """Whether the sentence keeps the reading's polarity and force (see :func:`_score`)."""
+    if constraint.negative and not (
+        sentence.negative or sentence.scope or _opposed(constraint.negated, sentence.words)
+    ):
+        return False
+    if constraint.scope and not constraint.negative and not sentence.scope:
+        return False
+    return not (constraint.persistent and not sentence.rule)
 
 
 def judge_survival(constraint: Constraint, summary: str, also: tuple[str, ...] = ()) -> Verdict:
@@ -308,13 +324,13 @@ def judge_survival(constraint: Constraint, summary: str, also: tuple[str, ...] =
     view = _summary_view(summary)
     squashed = _squashed(constraint.text)
     if squashed and squashed in view.squashed:
-        return Verdict(Survival.KEPT, _verbatim_sentence(view, constraint.text), 1.0)
+        return Verdict(Survival.KEPT, None, 1.0)
     tokens = squashed.split(" ")
     own = _shingles(tokens)
     if len(tokens) >= 5 and len(own & view.shingles) >= VERBATIM_SHARE * len(own):
-        return Verdict(Survival.KEPT, _verbatim_sentence(view, constraint.text), 1.0)
-    best: tuple[float, str] | None = None
+        return Verdict(Survival.KEPT, None, 1.0)
     readings = _readings(constraint, also)
+    best: tuple[float, str] | None = None
     for sentence in view.candidates(readings):
         for reading in readings:
             score = _score(reading, sentence)
@@ -323,13 +339,6 @@ def judge_survival(constraint: Constraint, summary: str, also: tuple[str, ...] =
     if best is None:
         return Verdict(Survival.LOST, None, 0.0)
     return Verdict(Survival.REWORDED, best[1], best[0])
-
-
-def _verbatim_sentence(view: _SummaryView, text: str) -> str | None:
-    """The summary sentence that holds most of ``text``'s tokens (for the diff view)."""
-    tokens = set(_squashed(text).split(" "))
-    best = max(view.sentences, key=lambda s: len(tokens & s.squashed), default=None)
-    return None if best is None else best.text
 
 
 def constraint_survives(constraint: Constraint, summary: str) -> Survival:
