@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 import snowballstemmer
 
-from ctxkeep.extract._text import ASCII_WORD, CJK_RUN, words_of
+from ctxkeep.extract._text import CJK_RUN, words_of
 from ctxkeep.extract.identifiers import extract_identifiers
 
 __all__ = ["about", "content_words", "en_words", "keys_of", "stem", "zh_words"]
