@@ -35,8 +35,9 @@ class FakeClock:
                 fh.write("".join(self.rest))
 
     def clock(self) -> Clock:
-        return Clock(now=lambda: "2026-12-01T00:00:00Z", monotonic=lambda: self.now,
-                     sleep=self.sleep)  # fmt: skip
+        return Clock(
+            now=lambda: "2026-12-01T00:00:00Z", monotonic=lambda: self.now, sleep=self.sleep
+        )
 
 
 def _context(out: str | None) -> str:
@@ -78,8 +79,9 @@ def test_waits_for_the_compaction_the_pre_compact_hook_announced(tmp_path: Path)
     transcript = tmp_path / "t.jsonl"
     transcript.write_text("".join(lines[:145]))
     ledger = tmp_path / "restores.jsonl"
-    pre = pre_compact(HookInput("PreCompact", "sess-1", str(transcript), trigger="manual"),
-                      ledger=ledger)  # fmt: skip
+    pre = pre_compact(
+        HookInput("PreCompact", "sess-1", str(transcript), trigger="manual"), ledger=ledger
+    )
     assert pre is not None
     fake = FakeClock(on_sleep=[transcript], rest=lines[145:])
     out = session_start(_hook(transcript), wait=2.0, clock=fake.clock(), ledger=ledger)
@@ -97,10 +99,16 @@ def test_an_instruction_restored_earlier_is_restored_again_when_the_next_summary
     ledger = tmp_path / "restores.jsonl"
     earlier = "Never run the full test suite, tests/test_fuzz.py takes about 20 minutes"
     append_record(
-        LedgerRecord("session-start", "sess-1", str(transcript), 1, "restored",
-                     (LedgerItem(earlier, "negation", 3),)),
+        LedgerRecord(
+            "session-start",
+            "sess-1",
+            str(transcript),
+            1,
+            "restored",
+            (LedgerItem(earlier, "negation", 3),),
+        ),
         ledger,
-    )  # fmt: skip
+    )
     out = session_start(_hook(transcript), wait=0, ledger=ledger)
     context = _context(out)
     assert f"[transcript line 3] {earlier}" in context
@@ -132,15 +140,15 @@ def test_pre_compact_keeps_the_newest_when_space_is_short(tmp_path: Path) -> Non
     hook = HookInput("PreCompact", "sess-1", str(transcript))
     whole = pre_compact(hook, ledger=tmp_path / "a.jsonl")
     short = pre_compact(hook, max_bytes=300, ledger=tmp_path / "b.jsonl")
-    assert whole is not None and short is not None
+    assert whole is not None
+    assert short is not None
     assert len(short.encode()) <= 300 < len(whole.encode())
     listed = [line for line in short.splitlines() if line.startswith("- [")]
     assert listed == [line for line in whole.splitlines() if line.startswith("- [")][-len(listed) :]
     assert "older ones" in short
 
 
-_texts = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1,
-                 max_size=300)  # fmt: skip
+_texts = st.text(st.characters(codec="utf-8"), min_size=1, max_size=300)
 
 
 @settings(max_examples=200, deadline=None)
@@ -154,8 +162,9 @@ def test_restore_text_always_fits_and_keeps_instructions_verbatim(
 ) -> None:
     instructions = [Instruction(text, "negation", line) for text, line in lost]
     cautions = [UnsupportedItem(text, "path", "high") for text in invented]
-    result = restore_text(instructions, cautions, transcript="/t.jsonl", compaction=2,
-                          max_bytes=max_bytes)  # fmt: skip
+    result = restore_text(
+        instructions, cautions, transcript="/t.jsonl", compaction=2, max_bytes=max_bytes
+    )
     if result is None:
         return
     text, held, with_caution = result

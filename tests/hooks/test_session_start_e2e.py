@@ -199,7 +199,8 @@ def test_max_bytes_bounds_the_whole_output(tmp_path: Path) -> None:
     assert 0 < len(done.stdout.encode()) <= 600
     context = _context(done.stdout)
     assert CODEX_LOST[0] in context
-    assert "more" in context and "`ctxkeep diff" in context
+    assert "more" in context
+    assert "`ctxkeep diff" in context
     [record] = ledger_lines(home)
     assert len(record["items"]) < 3  # only what was printed counts as restored
 
