@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -173,3 +174,40 @@ def test_restore_text_always_fits_and_keeps_instructions_verbatim(
         assert instruction.text in text
     assert held <= len(instructions)
     assert with_caution == (bool(cautions) and held == len(instructions) and "Caution" in text)
+
+
+def test_two_hooks_at_once_restore_once(tmp_path: Path) -> None:
+    """Claude Code runs an event's hooks in parallel, and ctxkeep's may be installed twice
+    (settings and plugin). Both runs here wait for the same compaction; the ledger's lock
+    must let only one restore it (without the lock, both would)."""
+    lines = lines_of(CLAUDE_EXAMPLE, CLAUDE_AFTER_COMPACTION_3)
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("".join(lines[:146]))  # the summary is not written yet
+    ledger = tmp_path / "restores.jsonl"
+    release = threading.Event()
+    sleeping = [threading.Event(), threading.Event()]
+    outputs: list[str | None] = [None, None]
+
+    def run(n: int) -> None:
+        state = {"now": 0.0}
+
+        def sleep(seconds: float) -> None:
+            sleeping[n].set()
+            release.wait(timeout=120)
+            state["now"] += seconds
+
+        clock = Clock(now=lambda: "t", monotonic=lambda: state["now"], sleep=sleep)
+        outputs[n] = session_start(_hook(transcript), wait=2.0, clock=clock, ledger=ledger)
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in (0, 1)]
+    threads[0].start()
+    assert sleeping[0].wait(timeout=120)  # the first run waits for the summary
+    threads[1].start()
+    sleeping[1].wait(timeout=1.0)  # without a lock the second run would be waiting too
+    with transcript.open("a", encoding="utf-8") as fh:
+        fh.write("".join(lines[146:]))
+    release.set()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert sum(out is not None for out in outputs) == 1
+    assert [r.compaction for r in read_ledger(ledger)[0]] == [3]

@@ -31,6 +31,7 @@ __all__ = [
     "LedgerItem",
     "LedgerRecord",
     "append_record",
+    "ledger_lock",
     "ledger_path",
     "mask_secrets",
     "read_ledger",
@@ -192,6 +193,24 @@ def _exclusive(fd: int) -> Iterator[None]:
         yield
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def ledger_lock(path: Path | None = None) -> Iterator[None]:
+    """Hold the ledger's lock: one hook run at a time reads the ledger, judges and appends.
+
+    Claude Code runs the hooks of one event in parallel, and a user may have ctxkeep's
+    hook both in settings and through the plugin: without the lock both runs would find
+    the compaction unhandled and restore it twice.
+    """
+    target = path or ledger_path()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(target.with_name(target.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        with _exclusive(fd):
+            yield
+    finally:
+        os.close(fd)
 
 
 def append_record(record: LedgerRecord, path: Path | None = None) -> Path:

@@ -33,7 +33,13 @@ from ctxkeep.hooks.judgement import (
     still_carried,
     unique,
 )
-from ctxkeep.hooks.ledger import LedgerItem, LedgerRecord, append_record, read_ledger
+from ctxkeep.hooks.ledger import (
+    LedgerItem,
+    LedgerRecord,
+    append_record,
+    ledger_lock,
+    read_ledger,
+)
 from ctxkeep.hooks.protocol import HookInput, fit_lines, log_hook_error, session_start_output
 from ctxkeep.log.model import Compaction, Session
 from ctxkeep.log.reader import read_session
@@ -187,16 +193,23 @@ def session_start(
     """The hook's stdout after a compaction (None: print nothing). See the module doc."""
     if hook.source != "compact" or not hook.transcript_path:
         return None
-    clock = clock or Clock()
+    with ledger_lock(ledger):
+        return _session_start(hook, hook.transcript_path, max_bytes, wait, clock or Clock(), ledger)
+
+
+def _session_start(
+    hook: HookInput, transcript: str, max_bytes: int, wait: float, clock: Clock, ledger: Path | None
+) -> str | None:
+    """:func:`session_start` under the ledger's lock."""
     key = _session_key(hook)
     records, _problems = read_ledger(ledger, session_id=key)
     handled = {r.compaction for r in records if r.event == "session-start"}
     expect = max((r.compaction for r in records if r.event == "pre-compact"), default=0)
-    found = _read_new_compaction(Path(hook.transcript_path), handled, expect, wait, clock)
+    found = _read_new_compaction(Path(transcript), handled, expect, wait, clock)
     if found is None:
         log_hook_error(
             "session-start",
-            f"note: no compaction to audit in {hook.transcript_path} after waiting {wait:g} s "
+            f"note: no compaction to audit in {transcript} after waiting {wait:g} s "
             "(none in the file, or the newest was already handled); nothing printed",
         )
         return None
@@ -205,7 +218,7 @@ def session_start(
     record = LedgerRecord(
         event="session-start",
         session_id=key,
-        transcript=hook.transcript_path,
+        transcript=transcript,
         compaction=compaction.index,
         status="not-auditable",
         time=clock.now(),
@@ -219,7 +232,7 @@ def session_start(
     fitted = restore_text(
         lost,
         cautions,
-        transcript=hook.transcript_path,
+        transcript=transcript,
         compaction=compaction.index,
         max_bytes=max_bytes,
     )
