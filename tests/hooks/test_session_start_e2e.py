@@ -215,3 +215,29 @@ def test_a_second_call_for_the_same_compaction_prints_nothing(tmp_path: Path) ->
     assert (second.returncode, second.stdout) == (0, "")
     assert len(ledger_lines(home)) == 1
     assert "already handled" in (home.ctxkeep / "hook-errors.log").read_text()
+
+
+def test_codex_cautions_about_an_invented_item(tmp_path: Path) -> None:
+    """The summary names a file and a port no source holds (and no hook ran: high
+    confidence): the restore ends with a caution naming them."""
+    home = make_home(tmp_path)
+    lines = lines_of(CODEX_EXAMPLE, CODEX_AFTER_COMPACTION_2)
+    compacted = json.loads(lines[73])
+    compacted["payload"]["message"] += (
+        "\nThe retry settings now live in client/retry_policy.go; the mock server listens "
+        "on port 8443.\n"
+    )
+    lines[73] = json.dumps(compacted) + "\n"
+    transcript = codex_transcript(home, lines)
+    done = run_ctxkeep(
+        home, "hook", "session-start", stdin=json.dumps(_codex_payload(transcript, home))
+    )
+    assert done.returncode == 0, done.stderr
+    context = _context(done.stdout)
+    caution = context.splitlines()[-1]
+    assert caution.startswith("Caution: the summary names 2 items found nowhere")
+    assert "`client/retry_policy.go` (path)" in caution
+    assert "`port 8443` (port)" in caution
+    [record] = ledger_lines(home)
+    assert {c["text"] for c in record["cautions"]} == {"client/retry_policy.go", "port 8443"}
+    assert {c["confidence"] for c in record["cautions"]} == {"high"}

@@ -249,6 +249,10 @@ def _session_start(
     return None if fitted is None else session_start_output(fitted[0])
 
 
+def _said_at(instruction: Instruction) -> int:
+    return instruction.line
+
+
 def _directive(instructions: list[Instruction], max_bytes: int) -> tuple[str, int] | None:
     """The pre-compact directive holding the newest instructions that fit, oldest first."""
     head = (
@@ -286,7 +290,8 @@ def pre_compact(
         if r.event == "session-start"
         for item in r.items
     ]
-    instructions = list(unique([*standing_instructions(session), *restored]))
+    # oldest first, in the order the user said them (restored ones keep their lines)
+    instructions = sorted(unique([*standing_instructions(session), *restored]), key=_said_at)
     fitted = _directive(instructions, max_bytes) if instructions else None
     if fitted is None:
         return None
