@@ -165,13 +165,14 @@ def audit_findings(path: Path) -> list[Reported]:
 # --- matching -------------------------------------------------------------------------
 
 
-def norm(text: str) -> str:
+def norm(text: str, fold: bool = True) -> str:
     """An item's text for comparison: no quotes or backticks around it, no trailing
-    punctuation or call parentheses, single spaces, case folded."""
+    punctuation or call parentheses, single spaces, case folded unless ``fold`` is off."""
     t = " ".join(text.split()).strip(_QUOTES + " ")
     t = re.sub(r"[.,;:]+$", "", t)
     t = re.sub(r"\(\)?$", "", t)
-    return t.strip(_QUOTES + " ").casefold()
+    t = t.strip(_QUOTES + " ")
+    return t.casefold() if fold else t
 
 
 def _inside(small: str, big: str) -> bool:
@@ -195,14 +196,18 @@ def _inside(small: str, big: str) -> bool:
 def match_item(text: str, items: Iterable[Item]) -> tuple[Item | None, str]:
     """The labelled item a reported item is, and how it was matched.
 
-    ``exact`` (same text after :func:`norm`; a text the labeller judged not to be an item
-    has the label ``not_item``); ``inside`` (the reported text is part of a
-    labelled item's text; it inherits that label only when it is grounded: a part of a
-    verbatim text is verbatim); ``around`` (a labelled item's text is part of the reported
-    text; it inherits only ``invented``). Anything else is unmatched (None).
+    ``exact`` (same text after :func:`norm`, the same case preferred; a text the
+    labeller judged not to be an item has the label ``not_item``); ``inside`` (the
+    reported text is part of a labelled item's text; it inherits that label only when it
+    is grounded: a part of a verbatim text is verbatim); ``around`` (a labelled item's
+    text is part of the reported text; it inherits only ``invented``). Anything else is
+    unmatched (None).
     """
     n = norm(text)
     items = list(items)
+    for item in items:  # the same case first: initializeSession is not InitializeSession
+        if norm(item.text, fold=False) == norm(text, fold=False):
+            return item, "exact"
     for item in items:
         if norm(item.text) == n:
             return item, "exact"
