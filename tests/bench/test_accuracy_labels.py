@@ -201,3 +201,25 @@ def test_matching_rules() -> None:
     assert acc.match_instruction(rep, ins) is ins[0]
     other = acc.Reported("CK003", 1, "always", "error", (3,))
     assert acc.match_instruction(other, ins) is None
+
+
+def test_items_detail_is_used_when_present() -> None:
+    """Findings with a per-item ``items_detail`` are read item by item, with confidence."""
+    acc = _accuracy()
+    finding = {
+        "rule_id": "CK002",
+        "compaction": 1,
+        "level": "warn",
+        "lines": [32],
+        "items": ["a", "b"],
+        "confidence": "low",
+        "items_detail": [
+            {"item": "7 files", "kind": "count", "confidence": "low", "why": "within 2"},
+        ],
+    }
+    reps = list(acc.reported_items(finding))
+    assert [(r.text, r.kind, r.confidence, r.level) for r in reps] == [
+        ("7 files", "count", "low", "warn")
+    ]
+    del finding["items_detail"]
+    assert [r.text for r in acc.reported_items(finding)] == ["a", "b"]
