@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "receipts": ("ctxkeep.cli.receipts", "receipts_command"),
     "doctor": ("ctxkeep.cli.doctor", "doctor_command"),
     "mcp": ("ctxkeep.cli.mcp", "mcp_command"),
+    "hook": ("ctxkeep.cli.hook", "hook_group"),
 }
 
 
