@@ -100,12 +100,15 @@ def _wrapped(text: str, line_start: int, newline: int) -> bool:
     return first.isascii() and first.islower()
 
 
+_ABBREVIATION = re.compile(r"(?<![\w.])(?:e\.g|i\.e|etc|vs|cf|incl|approx|esp)$", re.IGNORECASE)
+
+
 def sentences(text: str) -> list[tuple[int, int]]:
     """Spans of the sentences of user text (terminator excluded, trimmed, never empty).
 
-    A sentence ends at ``. ! ?`` before a space, at a Chinese terminator, or at a line
-    break that does not merely wrap it (see :func:`_wrapped`): a wrapped instruction is
-    still one sentence, never two fragments.
+    A sentence ends at ``. ! ?`` before a space (not after "e.g", "i.e", "etc", "vs"), at
+    a Chinese terminator, or at a line break that does not merely wrap it (see
+    :func:`_wrapped`): a wrapped instruction is still one sentence, never two fragments.
     """
     spans: list[tuple[int, int]] = []
     start = 0
@@ -116,6 +119,8 @@ def sentences(text: str) -> list[tuple[int, int]]:
             line_start = match.end()
             if wrapped:
                 continue
+        elif match.group() == "." and _ABBREVIATION.search(text, 0, match.start()):
+            continue  # "Use the actual text, e.g. …" goes on
         s, e = trimmed_span(text, start, match.start())
         if s < e:
             spans.append((s, e))

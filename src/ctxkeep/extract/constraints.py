@@ -613,16 +613,17 @@ def _lead(
 ) -> int:
     """How many clauses before the first constraint of a sentence belong to it: all of
     them when they are short, joined by commas or colons, and say something ("We still
-    support Python 3.9, so no …") or hold a marker ("for now, leave …", "不对，…"); none
-    when they are a label ("Important: never …", "Also: …")."""
+    support Python 3.9, so no …") or are a marker alone ("for now, leave …", "No, remove
+    …", "不对，…"); none when they are a label or a reference ("Important: never …",
+    "Also: …", "I told you at the start: …")."""
     if first == 0:
         return 0
     joints = [text[clauses[i][1] : clauses[i + 1][0]] for i in range(first)]
     lead = text[clauses[0][0] : clauses[first - 1][1]]
     if any(d in j for j in joints for d in _DASHES) or len(lead.split()) > _LEAD_WORDS:
         return 0
-    if is_objectless(lead) and not any(p < first for p in kinds):
-        return 0
+    if is_objectless(lead) and not (is_fragment(lead) and any(p < first for p in kinds)):
+        return 0  # "Also:", "I said that at the very beginning:": no part of the order
     return first
 
 

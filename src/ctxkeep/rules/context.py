@@ -110,6 +110,11 @@ class JudgedConstraint:
         return self.source.event
 
     @property
+    def line(self) -> int:
+        """The log line where the instruction stands (0 when the log does not say)."""
+        return self.source.event.line if self.source.event is not None else self.source.line
+
+    @property
     def kept(self) -> bool:
         """Kept verbatim or reworded: either way, it survived."""
         return self.survival is not Survival.LOST
