@@ -161,15 +161,30 @@ class _SummaryView:
     def shingles(self) -> frozenset[tuple[str, ...]]:
         return frozenset(_shingles(self.squashed.split(" ")))
 
+    @functools.cached_property
+    def by_gram(self) -> dict[str, tuple[int, ...]]:
+        """Chinese character bigram -> the sentences holding it (built on first use)."""
+        found: dict[str, list[int]] = {}
+        for index, sentence in enumerate(self.sentences):
+            for gram in sentence.grams:
+                found.setdefault(gram, []).append(index)
+        return {g: tuple(i) for g, i in found.items()}
+
     def candidates(self, readings: tuple[_About, ...]) -> list[_Sentence]:
         """The sentences that can carry an instruction read as ``readings``: a reading
-        with English words needs one of them (half, and at least one); a reading without
-        words, or with Chinese ones (matched inside other words), may be carried by any."""
-        words = [w for r in readings for w in r.words]
-        if any(not r.words for r in readings) or not all(w.isascii() for w in words):
+        with words needs one of them (half, and at least one): an English word, or a
+        bigram of a Chinese one; a reading without words (keys only), or a Chinese one
+        in an English summary (compared by its keys), may be carried by any."""
+        if any(not r.words or (r.chinese and not self.by_gram) for r in readings):
             return list(self.sentences)
-        found = sorted({i for w in words for i in self.by_word.get(w, ())})
-        return [self.sentences[i] for i in found]
+        found: set[int] = set()
+        for word in (w for r in readings for w in r.words):
+            if word.isascii():
+                found.update(self.by_word.get(word, ()))
+            else:
+                for gram in bigrams(word) or {word}:
+                    found.update(self.by_gram.get(gram, ()))
+        return [self.sentences[i] for i in sorted(found)]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -242,10 +257,8 @@ class _About:
     persistent: bool
     # stems of the verbs a negation applies to ("never hold" -> "hold")
     negated: frozenset[str]
-
-    @property
-    def chinese(self) -> bool:
-        return bool(self.words) and all(not w.isascii() for w in self.words)
+    # its words are all Chinese
+    chinese: bool
 
 
 @functools.lru_cache(maxsize=4096)
@@ -258,6 +271,7 @@ def _about(text: str) -> _About:
         _SCOPE_CUE.search(text) is not None,
         _PERSISTENT.search(text) is not None,
         frozenset(stem(m.group(1).lower()) for m in _NEGATED_VERB.finditer(text)),
+        bool(words) and all(not w.isascii() for w in words),
     )
 
 
