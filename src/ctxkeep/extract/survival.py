@@ -232,9 +232,8 @@ def _key_in(key: str, sentence: _Sentence) -> bool:
     return "/" in core and len(basename) > 2 and basename in sentence.lowered
 
 
-def _word_in(word: str, sentence: _Sentence) -> bool:
-    if word.isascii():
-        return word in sentence.words
+def _zh_word_in(word: str, sentence: _Sentence) -> bool:
+    """A Chinese word is named when it occurs, or two thirds of its bigrams do."""
     if word in sentence.text:
         return True
     grams = bigrams(word)
@@ -259,6 +258,9 @@ class _About:
     negated: frozenset[str]
     # its words are all Chinese
     chinese: bool
+    # its English words, and its Chinese ones (matched apart)
+    en: frozenset[str]
+    zh: tuple[str, ...]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -272,6 +274,8 @@ def _about(text: str) -> _About:
         _PERSISTENT.search(text) is not None,
         frozenset(stem(m.group(1).lower()) for m in _NEGATED_VERB.finditer(text)),
         bool(words) and all(not w.isascii() for w in words),
+        frozenset(w for w in words if w.isascii()),
+        tuple(w for w in words if not w.isascii()),
     )
 
 
@@ -298,7 +302,9 @@ def _score(constraint: _About, sentence: _Sentence) -> float | None:
     fetch"); a restricting one a restricting sentence ("only touch src/cache/" / "edits
     limited to src/cache/"); a lasting one a sentence that reads as a rule."""
     # the words first: set look-ups, and most candidate sentences fail there
-    words = sum(1 for w in constraint.words if _word_in(w, sentence))
+    words = len(constraint.en & sentence.words) + sum(
+        1 for w in constraint.zh if _zh_word_in(w, sentence)
+    )
     if constraint.chinese and words == 0 and not sentence.grams:
         # a Chinese instruction, an English summary: only its keys can be compared
         # ("重试最多 3 次，单次等待上限 8 秒" / "max 3 retries, capped at 8 s")
