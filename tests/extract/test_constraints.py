@@ -61,6 +61,11 @@ MUST_FIND: list[tuple[str, str, str]] = [
     ("stop adding comments to every line", "stop adding comments to every line", P),
     ("no mocks in the integration tests", "no mocks in the integration tests", P),
     ("From now on run mypy before you commit.", "From now on run mypy before you commit", OB),
+    (
+        "if the cache is cold we just fetch from the origin",
+        "if the cache is cold we just fetch from the origin",
+        S,
+    ),
     # a choice among the agent's options, with what it adds
     ("approach B is fine, and log each retry", "approach B is fine, and log each retry", C),
     ("let's go with the second option", "let's go with the second option", C),
@@ -117,6 +122,7 @@ MUST_NOT_FIND: list[tuple[str, str]] = [
     ("I don't know why the build broke.", "is_narrative_statement"),
     ("The build always fails on Windows.", "is_narrative_statement"),
     ("We never used that flag.", "is_narrative_statement"),
+    ("When I looked we only had three files.", "is_narrative_statement"),
     ("测试始终失败。", "is_narrative_statement"),
     ("`2 ** 3 ** 2` should be 512.", "is_narrative_statement"),
     ("It must have failed during the night.", "is_epistemic_must"),

@@ -486,7 +486,8 @@ def is_narrative_statement(clause: str, marker_start: int, marker_end: int) -> b
     An adverb marker (never, always, only, just, don't) states a fact unless it stands
     where an order stands: first in the clause, after please/also/..., after a modal or
     ``to`` ("you should never", "make sure to always"), after ``you`` (except "just"), or
-    directly after the verb ("use only", "edit only"). ``we don't want`` / ``I don't want``
+    directly after the verb ("use only", "edit only"), or in the main clause of a condition
+    ("if the cache is cold we just fetch from the origin"). ``we don't want`` / ``I don't want``
     state a wish about the work, which is an instruction. A modal (need to, have to)
     after ``I`` is the user's own plan ("I need to check"), not an order; ``should`` is an
     order only after ``you`` / ``we`` (``2 ** 3 ** 2 should be 512`` describes the fix).
@@ -517,6 +518,8 @@ def is_narrative_statement(clause: str, marker_start: int, marker_end: int) -> b
         return False
     if not before or all(w in _DISCOURSE for w in before):
         return False
+    if _conditional_rule(before):
+        return False
     if any(w in _DIRECTIVE for w in before) or before[-1] == "sure":
         return False
     if lowered in ("don't", "do not", "dont") and _first_word_after(clause, marker_end) in _WISHES:
@@ -525,6 +528,20 @@ def is_narrative_statement(clause: str, marker_start: int, marker_end: int) -> b
         return not any(w in _SUBJECTS and w != "you" for w in before)
     # "use only the stdlib": the verb, then "only"
     return not (lowered == "only" and len(before) == 1 and before[0] not in _SUBJECTS)
+
+
+_CONDITIONS = words_of("if whenever unless once")
+
+
+def _conditional_rule(before: list[str]) -> bool:
+    """``if all 3 lanes are active … we just show no line``: the main clause of a
+    condition says what to do whenever it holds, a rule, not a report."""
+    return (
+        len(before) >= 3
+        and any(w in _CONDITIONS for w in before)
+        and before[-1] in ("we", "you")
+        and before[-2] not in _SUBORDINATORS
+    )
 
 
 _ADVERB_MARKERS = words_of("never always only just solely exclusively avoid") | {
@@ -605,8 +622,8 @@ def is_one_shot_request(clause: str, marker_start: int, marker_end: int) -> bool
     marker = " ".join(clause[marker_start:marker_end].lower().replace("’", "'").split())
     if marker not in _SUGGESTIONS:
         return False
-    if _PERSISTENT.search(clause) is not None:
-        return False
+    if _PERSISTENT.search(clause) is not None or _conditional_rule(_words(clause[:marker_start])):
+        return False  # "if the cache is cold we just fetch from the origin": a rule
     if has_cjk(marker):
         # "请用 make 重新编译一下": 一下 / 看看 / 试试 ask for it once
         return any(cue in clause for cue in _ZH_ONCE)
