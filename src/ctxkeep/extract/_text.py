@@ -1,7 +1,7 @@
 """Text helpers shared by the extractors: sentence spans, words, CJK runs and bigrams.
 
-Chinese is handled with CJK character runs and character bigrams, not a segmenter; the
-reasons are in :mod:`ctxkeep.extract.constraints`.
+Chinese words are cut by a segmenter where they are compared (the constraint survival
+test, :mod:`ctxkeep.extract._words`); character runs and bigrams serve the rest.
 """
 
 from __future__ import annotations

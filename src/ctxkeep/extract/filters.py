@@ -2,9 +2,12 @@
 
 Each predicate answers "is this candidate a false positive of that kind?" and its docstring
 names the case that needed it. Identifier filters take the candidate text; constraint
-filters take the clause, and the offsets of the marker word inside it. The extractors run
-them in the order of the ``*_FILTERS`` tuples and record which one dropped a candidate
-(:func:`ctxkeep.extract.identifier_candidates`), so a wrong drop names its filter.
+filters take the clause, and the offsets of the marker word inside it; text filters take
+a clause, a line or a whole text (fragments, pasted lines, an agent's plan, ``/compact``
+omissions). The extractors run them in the order of the ``*_FILTERS`` tuples and record
+which one dropped a candidate (:func:`ctxkeep.extract.identifier_candidates`), so a
+wrong drop names its filter. docs/judgement-constraints.md lists the constraint filters
+with their cases.
 """
 
 from __future__ import annotations
