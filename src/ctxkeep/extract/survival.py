@@ -162,6 +162,10 @@ class _SummaryView:
         return frozenset(_shingles(self.squashed.split(" ")))
 
     @functools.cached_property
+    def tokens(self) -> frozenset[str]:
+        return frozenset(self.squashed.split(" "))
+
+    @functools.cached_property
     def by_gram(self) -> dict[str, tuple[int, ...]]:
         """Chinese character bigram -> the sentences holding it (built on first use)."""
         found: dict[str, list[int]] = {}
@@ -195,6 +199,20 @@ def _squashed(text: str) -> str:
 
 def _shingles(tokens: list[str]) -> set[tuple[str, ...]]:
     return {tuple(tokens[i : i + 3]) for i in range(len(tokens) - 2)}
+
+
+def _near_verbatim(squashed: str, view: _SummaryView, shortest: int = 5) -> bool:
+    """Whether 80% of the word trigrams of ``squashed`` (at least ``shortest`` words) are
+    in the summary. Most instructions lack many of their words there: that is settled on
+    the summary's words before its trigrams are built."""
+    tokens = squashed.split(" ")
+    if len(tokens) < shortest:
+        return False
+    present = sum(1 for t in tokens if t in view.tokens)
+    if present < VERBATIM_SHARE * len(tokens):
+        return False  # a missing word breaks up to three trigrams: 80% cannot be reached
+    own = _shingles(tokens)
+    return len(own & view.shingles) >= VERBATIM_SHARE * len(own)
 
 
 def _cjk_grams(text: str) -> frozenset[str]:
@@ -345,9 +363,7 @@ def judge_survival(constraint: Constraint, summary: str, also: tuple[str, ...] =
     squashed = _squashed(constraint.text)
     if squashed and squashed in view.squashed:
         return Verdict(Survival.KEPT, None, 1.0)
-    tokens = squashed.split(" ")
-    own = _shingles(tokens)
-    if len(tokens) >= 5 and len(own & view.shingles) >= VERBATIM_SHARE * len(own):
+    if _near_verbatim(squashed, view):
         return Verdict(Survival.KEPT, None, 1.0)
     readings = _readings(constraint, also)
     best: tuple[float, str] | None = None
@@ -375,5 +391,4 @@ def text_carried(sentence: str, summary: str) -> bool:
         return False
     if squashed in view.squashed:
         return True
-    own = _shingles(squashed.split(" "))
-    return len(own) >= 3 and len(own & view.shingles) >= VERBATIM_SHARE * len(own)
+    return _near_verbatim(squashed, view, shortest=3)

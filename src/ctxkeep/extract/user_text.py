@@ -34,6 +34,8 @@ def rejection_feedback(tool_result: str) -> tuple[int, str] | None:
     result is no rejection or the user typed nothing ("STOP what you are doing and wait
     for the user to tell you how to proceed").
     """
+    if "The user doesn" not in tool_result[:40]:
+        return None  # tool output is the bulk of a log: one look at its head
     match = _REJECTION.match(tool_result)
     if match is None:
         return None
