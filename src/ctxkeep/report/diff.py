@@ -108,8 +108,10 @@ def render_diff_text(d: CompactionDiff) -> str:
         where = f"line {r.line}" if r.line else f"seq {r.seq}"
         lines.append(f"  {_SURVIVAL_MARK[r.survival.value]}  {r.text}  [{r.kind}]")
         origin = _ORIGIN_NOTE.get(r.origin, "")
-        if r.inherited_from is not None:
+        if r.inherited_from:
             origin += f", inherited: replaced by compaction {r.inherited_from}"
+        elif r.inherited_from == 0:
+            origin += ", inherited from a summary older than the log"
         lines.append(f"            from {where}{origin}: {r.source}")
         if r.survival.value == "reworded" and r.carried_as:
             lines.append(f"            as: {r.carried_as}")

@@ -93,9 +93,10 @@ class JudgedConstraint:
     """A standing instruction judged at one compaction, and what became of it.
 
     ``inherited_from`` is None when the instruction stood in the text this compaction
-    replaced; else the index of the compaction whose replaced text held it, which every
-    summary since carried (kept or reworded). ``carrier`` is the summary sentence that
-    carries it (None when lost).
+    replaced; else the index of the compaction whose replaced text held it (0: a summary
+    older than the log quoted it), which every summary since carried (kept or reworded).
+    ``carrier`` is the summary sentence that carries it reworded (None when kept
+    verbatim or lost).
     """
 
     constraint: Constraint
