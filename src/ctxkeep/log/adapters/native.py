@@ -12,9 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
-from ctxkeep.log.adapters.base import ReadOptions, SessionBuilder, as_int, as_str, iter_objects
+from ctxkeep.log.adapters.base import (
+    ReadOptions,
+    SessionBuilder,
+    as_int,
+    as_str,
+    iter_objects,
+    json_text,
+)
 from ctxkeep.log.model import (
     Compaction,
     CompactionStatus,
@@ -41,7 +46,6 @@ _EVENT_TYPES = frozenset(
     }
 )
 _TRIGGERS = frozenset({"auto", "manual", "reactive"})
-_encode = msgspec.json.Encoder(order="sorted").encode
 
 
 @dataclass
@@ -118,7 +122,7 @@ class _NativeAdapter:
         elif kind == "tool/call":
             name = as_str(rec.get("name"))
             raw_input = rec.get("input")
-            text = _encode(raw_input).decode() if raw_input is not None else ""
+            text = json_text(raw_input) if raw_input is not None else ""
             b.add(
                 EventKind.TOOL_CALL,
                 seq=seq,
