@@ -19,7 +19,9 @@ import msgspec
 
 __all__ = [
     "Dialect",
+    "Message",
     "MessageParts",
+    "Messages",
     "ToolCall",
     "ToolResult",
     "compaction_summaries",
@@ -35,6 +37,12 @@ __all__ = [
 ]
 
 Dialect = Literal["openai", "anthropic", "ctxkeep", "unknown"]
+
+Message = Mapping[str, Any]
+"""One message as callers hand it: an OpenAI chat message, an Anthropic message or a
+ctxkeep event. (The functions here accept any object and never raise; this is the type
+the public API promises.)"""
+Messages = Sequence[Message]
 
 _encode = msgspec.json.Encoder(order="sorted")
 # Tool results may hold content lists that hold tool results: a hostile message nested a

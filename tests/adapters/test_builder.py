@@ -77,3 +77,14 @@ def test_no_adapter_builds_an_event_itself() -> None:
 def test_the_builder_is_where_events_are_built() -> None:
     # The check above must be able to fail: base.py itself builds one.
     assert _constructs_event(ast.parse((ADAPTERS_DIR / "base.py").read_text(encoding="utf-8")))
+
+
+def test_the_format_table_names_each_adapter_as_it_names_itself() -> None:
+    from ctxkeep.log.adapters import ADAPTERS, adapter_named, format_names
+
+    assert tuple(a.name for a in ADAPTERS) == format_names()
+    for name in format_names():
+        assert adapter_named(name).name == name
+    assert {p.stem for p in ADAPTERS_DIR.glob("*.py")} >= {
+        type(a).__module__.rsplit(".", 1)[1] for a in ADAPTERS
+    }

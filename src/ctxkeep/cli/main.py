@@ -1,13 +1,15 @@
 """The ``ctxkeep`` command group. Each command lives in its own module under ``cli/``.
 
-A command's module is imported when that command runs (or when ``--help`` lists them
-all): ``ctxkeep audit`` need not load the compactor, the guard, the HTML report and the
-MCP server first (start-up 116-135 ms -> ~87 ms, ``python -X importtime``).
+A command's module is imported when that command runs, or when ``--help`` lists them
+all. So a command module imports at its top only click and the CLI's own helpers, and
+imports what its command runs inside the command: ``ctxkeep --help`` loads no reader,
+rule, compactor or guard (docs/design.md, "Start-up"; tests/test_startup.py holds it).
 """
 
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 import click
 
@@ -32,14 +34,22 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-class _LazyGroup(click.Group):
-    """A group whose commands are imported on first use (click's documented pattern)."""
+class LazyGroup(click.Group):
+    """A group whose commands are imported on first use (click's documented pattern).
+
+    ``lazy_commands`` maps each command name to its ``(module, attribute)``, in the
+    order ``--help`` lists them.
+    """
+
+    def __init__(self, *args: Any, lazy_commands: dict[str, tuple[str, str]], **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.lazy_commands = lazy_commands
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(COMMANDS)
+        return list(self.lazy_commands)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = COMMANDS.get(cmd_name)
+        target = self.lazy_commands.get(cmd_name)
         if target is None:
             return None
         module, attribute = target
@@ -49,7 +59,11 @@ class _LazyGroup(click.Group):
         return command
 
 
-@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup,
+    lazy_commands=COMMANDS,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.version_option(__version__, prog_name="ctxkeep")
 def cli() -> None:
     """ctxkeep: make context compaction of LLM agent sessions trustworthy.
