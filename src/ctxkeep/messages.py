@@ -3,7 +3,7 @@
 Three dialects share one set of functions: OpenAI chat messages (``role``, ``content`` as a
 string or parts, ``tool_calls``, ``tool_call_id``), Anthropic Messages (``content`` blocks
 ``text`` / ``tool_use`` / ``tool_result`` / ``thinking``) and ctxkeep events (``type``:
-``message``, ``tool/call``, ``tool/result``, ...; FORMATS.md section 5). The compactor, the
+``message``, ``tool/call``, ``tool/result``, ...; docs/formats.md section 5). The compactor, the
 guard and the plain-array adapters read messages only through here, so a message means
 the same thing everywhere. Every function accepts any object and never raises.
 """

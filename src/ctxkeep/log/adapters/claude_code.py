@@ -1,4 +1,4 @@
-"""Claude Code session logs (FORMATS.md section 1): ``~/.claude/projects/*/<uuid>.jsonl``.
+"""Claude Code session logs (docs/formats.md section 1): ``~/.claude/projects/*/<uuid>.jsonl``.
 
 One pass over the records, in file order, which is the conversation order except for
 abandoned branches (a rewind forks the ``parentUuid`` chain): those are kept as events
@@ -23,12 +23,13 @@ What becomes what:
   ``instructions``. A boundary whose summary record is missing is still a compaction
   that happened (Claude Code writes the boundary only after a summary was made): it is
   reported summarised with no summary to audit, and the missing record is a problem.
-- What a compaction replaced (``shadowed_seqs``, FORMATS.md rule 4): the events since the
-  previous summary (the first compaction: since the start) and the events the previous
-  compaction preserved, which stayed in context until this one; less this compaction's
-  preserved segment, tool results a micro-compaction had already cleared (the model no
-  longer saw them), events on an abandoned branch, and the compaction/prune markers.
-  The previous summary is a source through ``previous_summary``, not a shadowed event.
+- What a compaction replaced (``shadowed_seqs``; docs/formats.md section 1, compaction
+  step 4): the events since the previous summary (the first compaction: since the start
+  of the file, which may begin mid-session) and the events the previous compaction
+  preserved, which stayed in context until this one; less this compaction's preserved
+  segment, tool results a micro-compaction had already cleared (the model no longer saw
+  them), events on an abandoned branch, and the compaction/prune markers. The previous
+  summary is a source through ``previous_summary``, not a shadowed event.
 - ``microcompact_boundary`` is a :class:`Prune` of the named tool results (and of the
   reminders cut out of them).
 - Slash-command records are injected ``command``; the text of their
@@ -88,7 +89,7 @@ _SNIFF_TYPES = frozenset(
     }
 )
 
-# User text that the harness wrote, never a person's instruction (FORMATS.md section 1),
+# User text that the harness wrote, never a person's instruction (docs/formats.md section 1),
 # by opening string: (prefix, the injected kind name recorded on the Event).
 _INJECTED_PREFIXES: tuple[tuple[str, str], ...] = (
     ("<system-reminder>", "system-reminder"),

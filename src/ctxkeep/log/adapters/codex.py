@@ -1,4 +1,4 @@
-"""Codex CLI rollout files (FORMATS.md section 2): ``~/.codex/sessions/**/rollout-*.jsonl``.
+"""Codex CLI rollout files (docs/formats.md section 2): ``~/.codex/sessions/**/rollout-*.jsonl``.
 
 Each line is ``{"timestamp", "type", "payload"}``; one pass over the lines, in file order.
 
@@ -93,7 +93,7 @@ _RECORD_TYPES = frozenset(
     {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
 )
 
-# User text the harness wrote (FORMATS.md section 2): (opening string, injected kind).
+# User text the harness wrote (docs/formats.md section 2): (opening string, injected kind).
 _INJECTED_PREFIXES: tuple[tuple[str, str], ...] = (
     ("<environment_context>", "environment-context"),
     ("# AGENTS.md instructions", "agents-md"),

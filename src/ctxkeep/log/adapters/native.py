@@ -1,4 +1,4 @@
-"""The ctxkeep event log (FORMATS.md section 5): the project's own format.
+"""The ctxkeep event log (docs/formats.md section 5): the project's own format.
 
 JSONL, ``seq`` strictly increasing from 1, an optional ``session`` header line. Gaps and
 duplicates in ``seq`` are kept as they are: rule CK001 reports them. A compaction is

@@ -1,4 +1,4 @@
-"""OpenHands event streams (FORMATS.md section 3): V0 event lists and V1 event folders.
+"""OpenHands event streams (docs/formats.md section 3): V0 event lists and V1 event folders.
 
 **V0** (a JSON array of events, ``{"trajectory": [...]}``, or JSONL one event a line):
 events ``{id, timestamp, source, message, action | observation, args, content, extras,
