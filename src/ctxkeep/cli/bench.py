@@ -8,7 +8,7 @@ from contextlib import contextmanager
 
 import click
 
-from ctxkeep.cli.main import LazyGroup
+from ctxkeep.cli.main import Lazy, LazyGroup
 
 __all__ = ["bench", "progress"]
 
@@ -27,8 +27,16 @@ def progress(length: int, label: str) -> Iterator[Callable[..., None]]:
     "bench",
     cls=LazyGroup,
     lazy_commands={
-        "quality": ("ctxkeep.cli.bench_commands", "quality_command"),
-        "speed": ("ctxkeep.cli.bench_commands", "speed_command"),
+        "quality": Lazy(
+            "ctxkeep.cli.bench_commands",
+            "quality_command",
+            "Compare compactors at budgets of 50%, 25% and 10% of each session's tokens.",
+        ),
+        "speed": Lazy(
+            "ctxkeep.cli.bench_commands",
+            "speed_command",
+            "Audit and compaction speed, each as a ratio against a baseline of the same run.",
+        ),
     },
 )
 def bench() -> None:
