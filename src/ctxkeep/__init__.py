@@ -1,100 +1,95 @@
 """ctxkeep: make context compaction of LLM agent sessions trustworthy.
 
-The public API is re-exported here; everything else is private to its module. Names are
-imported on first use (PEP 562), so ``import ctxkeep`` and the command line stay fast: a
-``ctxkeep show`` does not pay for the compactor, the guard or the auditor.
+The public API is the list of re-exports in the ``TYPE_CHECKING`` block below, written
+once: type checkers read it there, and at run time each name is imported on its first
+use (``ctxkeep._lazy``), so ``import ctxkeep`` and the command line stay fast: a
+``ctxkeep show`` does not pay for the compactor, the guard or the auditor. ``__all__`` is
+those names plus what this module defines itself (``own``), sorted.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from ctxkeep._version import __version__
+from ctxkeep._lazy import attach
+from ctxkeep._version import __version__ as __version__
 
 if TYPE_CHECKING:
-    from ctxkeep.compactor import CompactionResult, Decision, compact, replay
-    from ctxkeep.engine import AuditResult, audit
-    from ctxkeep.findings import Finding, Severity
-    from ctxkeep.log import (
-        Compaction,
-        CompactionStatus,
-        Event,
-        EventKind,
-        ParseProblem,
-        Prune,
-        ReadOptions,
-        Session,
-        read_session,
+    from ctxkeep.compactor import CompactionResult as CompactionResult
+    from ctxkeep.compactor import Decision as Decision
+    from ctxkeep.compactor import replay as replay
+    from ctxkeep.engine import AuditResult as AuditResult
+    from ctxkeep.engine import audit as audit
+    from ctxkeep.findings import Finding as Finding
+    from ctxkeep.findings import Severity as Severity
+    from ctxkeep.log import Compaction as Compaction
+    from ctxkeep.log import CompactionStatus as CompactionStatus
+    from ctxkeep.log import Event as Event
+    from ctxkeep.log import EventKind as EventKind
+    from ctxkeep.log import ParseProblem as ParseProblem
+    from ctxkeep.log import Prune as Prune
+    from ctxkeep.log import ReadOptions as ReadOptions
+    from ctxkeep.log import Session as Session
+    from ctxkeep.log import read_session as read_session
+    from ctxkeep.messages import Messages  # a type only: not re-exported
+    from ctxkeep.scorers import Score as Score
+    from ctxkeep.scorers import Scorer as Scorer
+    from ctxkeep.scorers import ScoreRequest as ScoreRequest
+    from ctxkeep.scorers import ScorerError as ScorerError
+    from ctxkeep.tokens import count_tokens as count_tokens
+    from ctxkeep.tokens import estimate_tokens as estimate_tokens
+    from ctxkeep.verify import GuardedResult as GuardedResult
+    from ctxkeep.verify import StatsStore as StatsStore
+    from ctxkeep.verify import guard as guard
+    from ctxkeep.verify import split_points as split_points
+
+__getattr__, __dir__ = attach(__name__, __file__, own=("__version__", "compact"))
+
+
+def compact(
+    messages: Messages,
+    task: str,
+    *,
+    target_bytes: int | None = None,
+    target_tokens: int | None = None,
+    keep_recent: int = 4,
+    batch_size: int = 8,
+    min_confidence: float = 0.35,
+    summary_bytes: int = 1024,
+    summary_role: str = "system",
+    state_message_bytes: int = 2000,
+    pin_patterns: Sequence[str] = (),
+    enable_pinning: bool = True,
+    pin_flags: str = "i",
+    scorer: Scorer | str | None = None,
+    receipt_path: str | os.PathLike[str] | None = None,
+    run_id: str | None = None,
+) -> CompactionResult:
+    """Compact ``messages`` for ``task`` within a budget; never raises.
+
+    The typed face of :func:`ctxkeep.compactor.compact` (which documents every option):
+    ``messages`` are OpenAI chat messages, Anthropic messages or ctxkeep events, as
+    mappings; ``task`` is what the agent is doing, the text messages are scored against.
+    """
+    from ctxkeep.compactor import compact as run
+
+    return run(
+        messages,
+        task,
+        target_bytes=target_bytes,
+        target_tokens=target_tokens,
+        keep_recent=keep_recent,
+        batch_size=batch_size,
+        min_confidence=min_confidence,
+        summary_bytes=summary_bytes,
+        summary_role=summary_role,
+        state_message_bytes=state_message_bytes,
+        pin_patterns=pin_patterns,
+        enable_pinning=enable_pinning,
+        pin_flags=pin_flags,
+        scorer=scorer,
+        receipt_path=receipt_path,
+        run_id=run_id,
     )
-    from ctxkeep.scorers import Scorer
-    from ctxkeep.tokens import count_tokens, estimate_tokens
-    from ctxkeep.verify import GuardedResult, StatsStore, guard, split_points
-
-_EXPORTS: dict[str, str] = {
-    "AuditResult": "ctxkeep.engine",
-    "Compaction": "ctxkeep.log",
-    "CompactionResult": "ctxkeep.compactor",
-    "CompactionStatus": "ctxkeep.log",
-    "Decision": "ctxkeep.compactor",
-    "Event": "ctxkeep.log",
-    "EventKind": "ctxkeep.log",
-    "Finding": "ctxkeep.findings",
-    "GuardedResult": "ctxkeep.verify",
-    "ParseProblem": "ctxkeep.log",
-    "Prune": "ctxkeep.log",
-    "ReadOptions": "ctxkeep.log",
-    "Scorer": "ctxkeep.scorers",
-    "Session": "ctxkeep.log",
-    "Severity": "ctxkeep.findings",
-    "StatsStore": "ctxkeep.verify",
-    "audit": "ctxkeep.engine",
-    "compact": "ctxkeep.compactor",
-    "count_tokens": "ctxkeep.tokens",
-    "estimate_tokens": "ctxkeep.tokens",
-    "guard": "ctxkeep.verify",
-    "read_session": "ctxkeep.log",
-    "replay": "ctxkeep.compactor",
-    "split_points": "ctxkeep.verify",
-}
-
-__all__ = [
-    "AuditResult",
-    "Compaction",
-    "CompactionResult",
-    "CompactionStatus",
-    "Decision",
-    "Event",
-    "EventKind",
-    "Finding",
-    "GuardedResult",
-    "ParseProblem",
-    "Prune",
-    "ReadOptions",
-    "Scorer",
-    "Session",
-    "Severity",
-    "StatsStore",
-    "__version__",
-    "audit",
-    "compact",
-    "count_tokens",
-    "estimate_tokens",
-    "guard",
-    "read_session",
-    "replay",
-    "split_points",
-]
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ctxkeep' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))

@@ -3,7 +3,7 @@
 Three dialects share one set of functions: OpenAI chat messages (``role``, ``content`` as a
 string or parts, ``tool_calls``, ``tool_call_id``), Anthropic Messages (``content`` blocks
 ``text`` / ``tool_use`` / ``tool_result`` / ``thinking``) and ctxkeep events (``type``:
-``message``, ``tool/call``, ``tool/result``, ...; FORMATS.md section 5). The compactor, the
+``message``, ``tool/call``, ``tool/result``, ...; docs/formats.md section 5). The compactor, the
 guard and the plain-array adapters read messages only through here, so a message means
 the same thing everywhere. Every function accepts any object and never raises.
 """
@@ -19,7 +19,9 @@ import msgspec
 
 __all__ = [
     "Dialect",
+    "Message",
     "MessageParts",
+    "Messages",
     "ToolCall",
     "ToolResult",
     "compaction_summaries",
@@ -35,6 +37,12 @@ __all__ = [
 ]
 
 Dialect = Literal["openai", "anthropic", "ctxkeep", "unknown"]
+
+Message = Mapping[str, Any]
+"""One message as callers hand it: an OpenAI chat message, an Anthropic message or a
+ctxkeep event. (The functions here accept any object and never raise; this is the type
+the public API promises.)"""
+Messages = Sequence[Message]
 
 _encode = msgspec.json.Encoder(order="sorted")
 # Tool results may hold content lists that hold tool results: a hostile message nested a

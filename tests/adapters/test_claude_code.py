@@ -1,4 +1,4 @@
-"""The Claude Code adapter, rule by rule of FORMATS.md section 1, on hand-written logs.
+"""The Claude Code adapter, rule by rule of docs/formats.md section 1, on hand-written logs.
 
 Each fixture in tests/fixtures/claude_code/ is a small session written to exercise the
 rules; the tests assert the whole Session read from it, so a change in any rule shows.

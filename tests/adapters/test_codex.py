@@ -1,4 +1,4 @@
-"""The codex adapter against fixture rollouts: every rule of FORMATS.md section 2."""
+"""The codex adapter against fixture rollouts: every rule of docs/formats.md section 2."""
 
 from __future__ import annotations
 

@@ -158,7 +158,7 @@ def test_summary_is_at_most_a_quarter_of_the_remaining_budget() -> None:
 
 
 def test_summary_speaks_the_callers_dialect() -> None:
-    anthropic = [
+    anthropic: list[dict[str, Any]] = [
         {"role": "user", "content": "start"},
         {
             "role": "assistant",
@@ -319,7 +319,8 @@ def _junk() -> Iterator[Any]:
     ],
 )
 def test_never_raises_on_junk(messages: Any) -> None:
-    result = compact(messages, object(), target_bytes=1)
+    junk_task: Any = object()
+    result = compact(messages, junk_task, target_bytes=1)
     assert isinstance(result, CompactionResult)
 
 

@@ -13,15 +13,12 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
-from ctxkeep.baseline import BaselineError, load_baseline, write_baseline
 from ctxkeep.cli import exit_codes
 from ctxkeep.cli.options import log_format_option, summary_index_option
-from ctxkeep.config import AuditConfig, ConfigError, find_config
-from ctxkeep.findings import Severity
-from ctxkeep.log.adapters import ReadOptions
 from ctxkeep.report import render, report_names
 
-if TYPE_CHECKING:  # the engine loads only when a command runs (keeps --help fast)
+if TYPE_CHECKING:  # what a command runs loads when it runs (docs/design.md, "Start-up")
+    from ctxkeep.config import AuditConfig
     from ctxkeep.engine import AuditResult
 
 __all__ = ["AuditOptions", "audit_command", "audit_options", "finish", "run_audit", "usage_error"]
@@ -110,6 +107,11 @@ class AuditOptions:
         select: Sequence[str] = (),
         ignore: Sequence[str] = (),
     ) -> None:
+        from ctxkeep.baseline import BaselineError, load_baseline
+        from ctxkeep.config import ConfigError, find_config
+        from ctxkeep.findings import Severity
+        from ctxkeep.log.adapters.base import ReadOptions
+
         try:
             self.config: AuditConfig = find_config(Path.cwd())
         except ConfigError as exc:
@@ -141,6 +143,8 @@ class AuditOptions:
 
 def finish(result: AuditResult, opts: AuditOptions) -> NoReturn:
     """Write the report, the baseline if asked, and exit with the right code."""
+    from ctxkeep.baseline import write_baseline
+
     try:
         sys.stdout.write(render(opts.report_format, result))
         sys.stdout.flush()

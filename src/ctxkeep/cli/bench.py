@@ -5,19 +5,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
-from typing import Any
 
 import click
 
-from ctxkeep.bench.compactors import COMPACTOR_NAMES
-from ctxkeep.bench.corpus import CORPORA
+from ctxkeep.cli.main import Lazy, LazyGroup
 
-__all__ = ["bench"]
+__all__ = ["bench", "progress"]
 
 
 @contextmanager
-def _progress(length: int, label: str) -> Iterator[Callable[..., None]]:
+def progress(length: int, label: str) -> Iterator[Callable[..., None]]:
     """A progress bar on stderr when it is a terminal; otherwise a no-op."""
     if not sys.stderr.isatty():
         yield lambda *_: None
@@ -26,7 +23,22 @@ def _progress(length: int, label: str) -> Iterator[Callable[..., None]]:
         yield lambda *_: bar.update(1)
 
 
-@click.group("bench")
+@click.group(
+    "bench",
+    cls=LazyGroup,
+    lazy_commands={
+        "quality": Lazy(
+            "ctxkeep.cli.bench_commands",
+            "quality_command",
+            "Compare compactors at budgets of 50%, 25% and 10% of each session's tokens.",
+        ),
+        "speed": Lazy(
+            "ctxkeep.cli.bench_commands",
+            "speed_command",
+            "Audit and compaction speed, each as a ratio against a baseline of the same run.",
+        ),
+    },
+)
 def bench() -> None:
     """Benchmark compactors and the auditor on generated agent sessions.
 
@@ -34,160 +46,3 @@ def bench() -> None:
     standing constraints stated early, identifiers introduced by tool output), so every
     run measures the same corpus. See benchmarks/RESULTS.md for the published figures.
     """
-
-
-@bench.command("quality")
-@click.option(
-    "--corpus",
-    "corpus_name",
-    type=click.Choice(list(CORPORA)),
-    default="small",
-    show_default=True,
-    help="small: 6 sessions of 50-400 messages; large: 10 sessions of 50-2,000 messages; "
-    "xl: 30 sessions of 50-2,000 messages.",
-)
-@click.option(
-    "--json",
-    "json_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write the full report, every run included, as JSON to this file.",
-)
-@click.option(
-    "--chart",
-    "chart_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write a PNG chart of survival against budget (needs the bench extra: matplotlib).",
-)
-@click.option(
-    "--compactor",
-    "only",
-    multiple=True,
-    type=click.Choice(COMPACTOR_NAMES),
-    help="Run only this compactor (repeatable) [default: all].",
-)
-def quality_command(
-    corpus_name: str, json_path: Path | None, chart_path: Path | None, only: tuple[str, ...]
-) -> None:
-    """Compare compactors at budgets of 50%, 25% and 10% of each session's tokens.
-
-    Rows: recency truncation (newest messages that fit; not tool-pair safe, as harnesses
-    truncate), LangChain trim_messages (if langchain-core is installed), and ctxkeep
-    compact with the recency, lexical and embedding (if installed) scorers, with and
-    without pinning. Metrics, by ctxkeep's own extractors and auditor: planted
-    constraints kept, constraints the auditor finds kept, planted identifiers kept,
-    invented identifiers, valid sequences (no orphan tool call or result), bytes and
-    tokens saved, runs over budget.
-    """
-    from ctxkeep.bench.compactors import available_compactors
-    from ctxkeep.bench.quality import run_quality, steps, to_json
-    from ctxkeep.bench.render import quality_table
-
-    compactors = tuple(c for c in available_compactors() if not only or c.name in only)
-    with _progress(steps(corpus_name, compactors=len(compactors)), "quality") as tick:
-        report = run_quality(corpus_name, compactors=compactors, on_step=tick)
-    click.echo(quality_table(report))
-    click.echo(
-        f"\ncorpus {report.corpus}: {len(report.sessions)} sessions; ctxkeep's extractor found "
-        f"{report.extractor_found_constraints}/{report.planted_constraints} planted constraints "
-        f"and {report.extractor_found_identifiers}/{report.planted_identifiers} planted "
-        f"identifiers; tokens: {report.token_method}"
-    )
-    if json_path is not None:
-        json_path.write_bytes(to_json(report))
-        click.echo(f"wrote {json_path}", err=True)
-    if chart_path is not None:
-        from ctxkeep.bench.chart import ChartUnavailable, write_chart
-
-        try:
-            write_chart(report, chart_path)
-        except ChartUnavailable as exc:
-            raise click.ClickException(str(exc)) from None
-        click.echo(f"wrote {chart_path}", err=True)
-
-
-@bench.command("speed")
-@click.option(
-    "--max-mb",
-    type=click.IntRange(min=1),
-    default=100,
-    show_default=True,
-    help="Largest log of the growth curve (1, 10, 100, 1000 MB); 1000 adds the gigabyte point.",
-)
-@click.option(
-    "--throughput-mb",
-    type=click.FloatRange(min=0.5),
-    default=20,
-    show_default=True,
-    help="Size of the log for the audit / decode / compact-audit comparison.",
-)
-@click.option(
-    "--compaction-max",
-    type=click.Choice(["1000", "10000", "100000"]),
-    default="100000",
-    show_default=True,
-    help="Largest message list of the compaction timing (1k, 10k, 100k messages).",
-)
-@click.option(
-    "--sweep-files",
-    type=click.IntRange(min=2),
-    default=8,
-    show_default=True,
-    help="Logs in the folder that sweep audits on 1 and 2 processes.",
-)
-@click.option(
-    "--sweep-mb",
-    type=click.FloatRange(min=0.1),
-    default=4,
-    show_default=True,
-    help="Size of each of those logs.",
-)
-@click.option(
-    "--workdir",
-    type=click.Path(file_okay=False, exists=True, path_type=Path),
-    default=None,
-    help="Where the generated logs go (default: the system's temporary folder); removed after.",
-)
-@click.option(
-    "--json",
-    "json_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write the report as JSON to this file.",
-)
-def speed_command(
-    max_mb: int,
-    throughput_mb: float,
-    compaction_max: str,
-    sweep_files: int,
-    sweep_mb: float,
-    workdir: Path | None,
-    json_path: Path | None,
-) -> None:
-    """Audit and compaction speed, each as a ratio against a baseline of the same run.
-
-    Audit throughput against plain JSON decoding of the same log and against
-    compact-audit (if installed) on the same transcripts and summaries; audit time and
-    peak memory (each size in its own process) at 1, 10, 100 and 1,000 MB up to
-    --max-mb; sweep on 1 and 2 processes; compaction time at 1k / 10k / 100k messages
-    against recency truncation.
-    """
-    from ctxkeep.bench.render import speed_tables
-    from ctxkeep.bench.speed import run_speed, steps, to_json
-
-    counts = tuple(n for n in (1_000, 10_000, 100_000) if n <= int(compaction_max))
-    kwargs: dict[str, Any] = {
-        "max_mb": max_mb,
-        "throughput_mb": throughput_mb,
-        "compaction_counts": counts,
-        "sweep_files": sweep_files,
-        "sweep_file_mb": sweep_mb,
-        "workdir": workdir,
-    }
-    with _progress(steps(max_mb), "speed") as tick:
-        report = run_speed(on_step=tick, **kwargs)
-    click.echo(speed_tables(report))
-    if json_path is not None:
-        json_path.write_bytes(to_json(report))
-        click.echo(f"wrote {json_path}", err=True)

@@ -9,7 +9,6 @@ import click
 from ctxkeep.cli import exit_codes
 from ctxkeep.cli.audit import usage_error
 from ctxkeep.cli.options import log_format_option, summary_index_option, text_or_json_option
-from ctxkeep.log.adapters import ReadOptions
 
 __all__ = ["diff_command"]
 
@@ -37,6 +36,7 @@ def diff_command(
     Exit 0, or 2 when the log or the compaction cannot be found.
     """
     from ctxkeep.engine import NoSuchCompactionError, diff
+    from ctxkeep.log.adapters.base import ReadOptions
     from ctxkeep.report.diff import render_diff_json, render_diff_text
 
     try:

@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import msgspec
 
 from ctxkeep.cli import exit_codes
 from ctxkeep.cli.options import text_or_json_option
-from ctxkeep.log.model import located
-from ctxkeep.log.source import Record, iter_records, read_whole
-from ctxkeep.verify.validity import Api
+
+if TYPE_CHECKING:  # what a command runs loads when it runs (docs/design.md, "Start-up")
+    from ctxkeep.verify.validity import Api
 
 __all__ = ["check_messages"]
 
@@ -27,6 +26,9 @@ _APIS: dict[str, Api] = {"openai": "openai", "anthropic": "anthropic", "ctxkeep"
 
 def _load(path: Path) -> tuple[list[Any] | None, str | None]:
     """The messages in ``path``, or None and the located reason it cannot be read."""
+    from ctxkeep.log.model import located
+    from ctxkeep.log.source import Record, iter_records, read_whole
+
     whole, problem = read_whole(path)
     if problem is None:
         if isinstance(whole, dict) and isinstance(whole.get("messages"), list):
@@ -63,6 +65,8 @@ def check_messages(path: Path, api: str, output: str) -> None:
     Exits 0 when the API would accept the list, 1 when it would not, 2 when the file
     cannot be read.
     """
+    import msgspec
+
     from ctxkeep.verify import detect_api, measure, sequence_problems, split_points
 
     messages, error = _load(path)

@@ -6,7 +6,6 @@ import sys
 from collections import Counter
 
 import click
-import msgspec
 
 from ctxkeep.cli.options import text_or_json_option
 
@@ -19,6 +18,8 @@ def guard_stats(output: str) -> None:
     """Show the guard's statistics store ($CTXKEEP_HOME/stats.sqlite3): how many
     compactions it holds by provenance (run, test) and what the real ones recommend.
     Test records are counted, never used."""
+    import msgspec
+
     from ctxkeep.verify import StatsStore
 
     store = StatsStore(provenance="run")  # reading only: the tag of writes does not matter

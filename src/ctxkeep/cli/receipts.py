@@ -11,7 +11,6 @@ import click
 
 from ctxkeep.cli import exit_codes
 from ctxkeep.cli.options import text_or_json_option
-from ctxkeep.log.model import located
 
 
 def _run_summary(run: Any) -> dict[str, Any]:
@@ -42,6 +41,7 @@ def receipts_command(path: str, output: str) -> None:
     (a torn last line, a run cut short). Exits 2 when no run can be trusted.
     """
     from ctxkeep.compactor import read_receipts
+    from ctxkeep.log.model import located
 
     file = read_receipts(path)
     runs = [_run_summary(r) for r in file.runs]

@@ -8,7 +8,6 @@ import click
 
 from ctxkeep.cli import exit_codes
 from ctxkeep.cli.compact import fail, read_messages, report_problems, stats_line, write_messages
-from ctxkeep.log.model import located
 
 
 @click.command("replay")
@@ -60,6 +59,7 @@ def replay_command(
     recency. JSONL on stdout, stats on stderr.
     """
     from ctxkeep.compactor import read_receipts, replay
+    from ctxkeep.log.model import located
 
     file_receipts = read_receipts(receipts)
     for line, reason in file_receipts.problems:

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
-import msgspec
 
 from ctxkeep.cli import exit_codes
 from ctxkeep.cli.options import log_format_option, summary_index_option, text_or_json_option
-from ctxkeep.log.adapters import ReadOptions
-from ctxkeep.log.model import Session, located
-from ctxkeep.log.reader import discover, read_session
-from ctxkeep.summary import session_overview
+
+if TYPE_CHECKING:  # what a command runs loads when it runs (docs/design.md, "Start-up")
+    from ctxkeep.log.model import Session
 
 
 def _fmt(n: int | None) -> str:
@@ -20,6 +19,9 @@ def _fmt(n: int | None) -> str:
 
 
 def _text(session: Session) -> str:
+    from ctxkeep.log.model import located
+    from ctxkeep.summary import session_overview
+
     o = session_overview(session)
     kinds = ", ".join(f"{k} {v}" for k, v in o["by_kind"].items()) or "none"
     lines = [
@@ -56,6 +58,13 @@ def show(
     A folder is searched for session logs. Unreadable lines are listed with their line
     number; exits 2 only when nothing at all could be read.
     """
+    import msgspec
+
+    from ctxkeep.log.adapters.base import ReadOptions
+    from ctxkeep.log.model import Session
+    from ctxkeep.log.reader import discover, read_session
+    from ctxkeep.summary import session_overview
+
     options = ReadOptions(summary_index=summary_index)
     sessions: list[Session] = []
     for found in discover(paths):

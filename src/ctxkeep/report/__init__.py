@@ -1,16 +1,16 @@
 """Report formats, in one registry that ``--format`` choices are built from.
 
-Each report turns an :class:`~ctxkeep.engine.AuditResult` into a string; the CLI writes
-it. Slot for ``html``: report/html.py defines ``REPORT`` and is added to :data:`REPORTS`.
+Each format is a module of this package whose ``render(result)`` turns an
+:class:`~ctxkeep.engine.AuditResult` into a string; the CLI writes it. A format's module
+is imported when it renders, so listing the names (``--format``'s choices, ``ctxkeep
+--help``) imports none of them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-
-from ctxkeep.report import html, json, sarif, text
 
 if TYPE_CHECKING:
     from ctxkeep.engine import AuditResult
@@ -20,18 +20,24 @@ __all__ = ["REPORTS", "Report", "render", "report_named", "report_names"]
 
 @dataclass(frozen=True, slots=True)
 class Report:
-    """A named output format; ``machine`` ones turn progress bars off."""
+    """A named output format, written by ``ctxkeep.report.<module>.render``; ``machine``
+    ones turn progress bars off."""
 
     name: str
-    render: Callable[[AuditResult], str]
+    module: str
     machine: bool
+
+    def render(self, result: AuditResult) -> str:
+        """``result`` in this format."""
+        rendered: str = importlib.import_module(f"{__name__}.{self.module}").render(result)
+        return rendered
 
 
 REPORTS: tuple[Report, ...] = (
-    Report("text", text.render, machine=False),
-    Report("json", json.render, machine=True),
-    Report("sarif", sarif.render, machine=True),
-    Report("html", html.render, machine=True),
+    Report("text", "text", machine=False),
+    Report("json", "json", machine=True),
+    Report("sarif", "sarif", machine=True),
+    Report("html", "html", machine=True),
 )
 
 

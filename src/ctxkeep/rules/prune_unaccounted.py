@@ -8,7 +8,7 @@ from ctxkeep.findings import Finding, Severity
 from ctxkeep.log.model import Event, EventKind, Prune, Session
 from ctxkeep.rules.base import Rule
 from ctxkeep.rules.context import RuleContext
-from ctxkeep.rules.sizes import size_of
+from ctxkeep.rules.sizes import size_bounds, size_of
 
 __all__ = ["PruneUnaccounted"]
 
@@ -23,6 +23,12 @@ def _pruned_events(session: Session, prune: Prune) -> list[Event]:
         return session.events_at(prune.pruned_seqs)
     wanted = set(prune.call_ids)
     return [e for e in session.events if e.kind is EventKind.TOOL_RESULT and e.call_id in wanted]
+
+
+def _unaccounted(tokens_pruned: int, size: int) -> bool:
+    """The prune's figure far exceeds ``size`` (true for every smaller size too)."""
+    excess = tokens_pruned - size
+    return tokens_pruned > FAR_EXCEED_RATIO * size and excess >= MIN_UNACCOUNTED_TOKENS
 
 
 class PruneUnaccounted(Rule):
@@ -48,9 +54,12 @@ class PruneUnaccounted(Rule):
             if prune.tokens_pruned is None:
                 continue
             pruned = _pruned_events(ctx.session, prune)
+            at_least, _ = size_bounds(pruned)
+            if not _unaccounted(prune.tokens_pruned, at_least):
+                continue  # even the smallest size the messages can have explains the prune
             size = size_of(pruned)
             excess = prune.tokens_pruned - size
-            if prune.tokens_pruned > FAR_EXCEED_RATIO * size and excess >= MIN_UNACCOUNTED_TOKENS:
+            if _unaccounted(prune.tokens_pruned, size):
                 yield self.finding(
                     ctx,
                     f"a prune reports {prune.tokens_pruned:,} tokens cleared but the "

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from ctxkeep.findings import Finding, Severity
 from ctxkeep.rules.base import Rule
 from ctxkeep.rules.context import RuleContext
-from ctxkeep.rules.sizes import estimated_size, size_of
-from ctxkeep.tokens import count_tokens, estimate_tokens
+from ctxkeep.rules.sizes import estimated_size, size_bounds, size_of
+from ctxkeep.tokens import count_tokens, estimate_tokens, token_bounds
 
 __all__ = ["TokenAccounting"]
 
@@ -43,6 +43,12 @@ class TokenAccounting(Rule):
             # The exact count is slow; skip it where even the estimate is far off.
             rough_replaced = estimated_size(view.shadowed)
             if estimate_tokens(summary) < NEARLY_AS_LARGE / 2 * rough_replaced:
+                continue
+            # Exact counts load the tokenizer: first ask whether the bounds decide.
+            replaced_low, replaced_high = size_bounds(view.shadowed)
+            if replaced_high < MIN_REPLACED_TOKENS:
+                continue
+            if token_bounds(summary)[1] < NEARLY_AS_LARGE * replaced_low:
                 continue
             replaced = size_of(view.shadowed)
             if replaced < MIN_REPLACED_TOKENS:

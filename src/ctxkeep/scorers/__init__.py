@@ -11,33 +11,26 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ctxkeep.scorers.base import (
-    LEVELS,
-    Candidate,
-    Score,
-    Scorer,
-    ScoreRequest,
-    ScorerError,
-    ScorerUnavailable,
+from ctxkeep._lazy import attach
+
+if TYPE_CHECKING:
+    from ctxkeep.scorers.base import LEVELS as LEVELS
+    from ctxkeep.scorers.base import Candidate as Candidate
+    from ctxkeep.scorers.base import Score as Score
+    from ctxkeep.scorers.base import Scorer as Scorer
+    from ctxkeep.scorers.base import ScoreRequest as ScoreRequest
+    from ctxkeep.scorers.base import ScorerError as ScorerError
+    from ctxkeep.scorers.base import ScorerUnavailable as ScorerUnavailable
+
+# The scorer types load on first use (``ctxkeep._lazy``): listing the names for
+# ``--scorer`` imports no scorer.
+__getattr__, __dir__ = attach(
+    __name__,
+    __file__,
+    own=("SCORERS", "ScorerOptions", "ScorerSpec", "make_scorer", "scorer_names"),
 )
-from ctxkeep.scorers.lexical import LexicalScorer
-from ctxkeep.scorers.recency import RecencyScorer
-
-__all__ = [
-    "LEVELS",
-    "SCORERS",
-    "Candidate",
-    "Score",
-    "ScoreRequest",
-    "Scorer",
-    "ScorerError",
-    "ScorerOptions",
-    "ScorerSpec",
-    "ScorerUnavailable",
-    "make_scorer",
-    "scorer_names",
-]
 
 DEFAULT_TIMEOUT = 10.0
 
@@ -85,6 +78,18 @@ class ScorerSpec:
     build: Callable[[ScorerOptions], Scorer]
 
 
+def _lexical(options: ScorerOptions) -> Scorer:
+    from ctxkeep.scorers.lexical import LexicalScorer  # each scorer loads when it is built
+
+    return LexicalScorer()
+
+
+def _recency(options: ScorerOptions) -> Scorer:
+    from ctxkeep.scorers.recency import RecencyScorer
+
+    return RecencyScorer()
+
+
 def _http(options: ScorerOptions) -> Scorer:
     from ctxkeep.scorers.http import HttpScorer  # urllib loads only when it is used
 
@@ -104,14 +109,8 @@ def _embedding(options: ScorerOptions) -> Scorer:
 
 
 SCORERS: tuple[ScorerSpec, ...] = (
-    ScorerSpec(
-        "lexical",
-        "BM25 of each message against the task (offline default)",
-        lambda o: LexicalScorer(),
-    ),
-    ScorerSpec(
-        "recency", "newest first: what a truncating harness keeps", lambda o: RecencyScorer()
-    ),
+    ScorerSpec("lexical", "BM25 of each message against the task (offline default)", _lexical),
+    ScorerSpec("recency", "newest first: what a truncating harness keeps", _recency),
     ScorerSpec("http", "a typed score endpoint (CTXKEEP_SCORE_URL, CTXKEEP_SCORE_KEY)", _http),
     ScorerSpec("openai-chat", "an OpenAI-compatible /v1/chat/completions server", _openai_chat),
     ScorerSpec("embedding", "MiniLM sentence embeddings, offline (the 'embed' extra)", _embedding),

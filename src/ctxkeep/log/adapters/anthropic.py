@@ -1,4 +1,4 @@
-"""Anthropic Messages arrays (FORMATS.md section 4): ``{system?, messages: [{role,
+"""Anthropic Messages arrays (docs/formats.md section 4): ``{system?, messages: [{role,
 content: str | [text | tool_use | tool_result | thinking | image | compaction]}]}``, a bare
 JSON array of messages, or JSONL.
 

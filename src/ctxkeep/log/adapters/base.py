@@ -33,8 +33,11 @@ __all__ = [
     "SessionBuilder",
     "as_int",
     "as_str",
+    "exit_code_failed",
     "iter_fields",
     "iter_objects",
+    "json_text",
+    "parts_text",
 ]
 
 
@@ -71,9 +74,55 @@ def as_int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-@dataclass
+_encode_sorted = msgspec.json.Encoder(order="sorted").encode
+
+
+def json_text(value: Any) -> str:
+    """``value`` as JSON text with sorted keys: the text of a tool call's arguments or
+    of a harness record kept as an event (the same value always gives the same text)."""
+    return _encode_sorted(value).decode()
+
+
+def exit_code_failed(code: Any) -> bool:
+    """A shell exit code other than 0: a tool result that reports a failed command.
+
+    OpenHands writes ``-1`` for a command that timed out or is still running: a failure
+    to finish, so it counts too.
+    """
+    value = as_int(code)
+    return value is not None and value != 0
+
+
+def parts_text(content: Any, part_types: frozenset[str] | None = None) -> str | None:
+    """The text of ``str | [part]`` content: string parts and the ``text`` of object
+    parts (only of the given ``type`` names when ``part_types`` is set), joined by
+    newlines. None when ``content`` is neither a string nor a list."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return None
+    parts: list[str] = []
+    for part in content:
+        if isinstance(part, dict):
+            if part_types is not None:
+                kind = part.get("type")
+                if not isinstance(kind, str) or kind not in part_types:
+                    continue
+            text = part.get("text")
+            if isinstance(text, str):
+                parts.append(text)
+        elif isinstance(part, str):
+            parts.append(part)
+    return "\n".join(parts)
+
+
+@dataclass(slots=True)
 class SessionBuilder:
-    """Collects events with increasing seqs, compactions, prunes and problems."""
+    """Collects events with increasing seqs, compactions, prunes and problems.
+
+    Every adapter builds its events through :meth:`add` and nowhere else, so numbering
+    and the Event's fields are decided in one place.
+    """
 
     path: str
     format: str
@@ -102,26 +151,26 @@ class SessionBuilder:
         context_window: int | None = None,
         seq: int | None = None,
     ) -> Event:
-        """Append one event; ``seq`` defaults to the next number (formats without seqs)."""
+        """Append one event and return it; ``seq`` defaults to the next number (formats
+        without seqs of their own: then event ``n`` sits at ``events[n - 1]``)."""
         if seq is None:
             seq = self._next_seq
-        self._next_seq = max(self._next_seq, seq + 1)
+        if seq >= self._next_seq:
+            self._next_seq = seq + 1
+        # Positional: keywords cost msgspec ~0.25 us an event, 6-13% of reading a log of
+        # many small records (21.6 MB, 35k events; A/B in the commit message).
         event = Event(
-            seq=seq,
-            kind=kind,
-            role=role,
-            text=text,
-            call_id=call_id,
-            tool_name=tool_name,
-            injected=injected,
-            tokens=tokens,
-            line=line,
-            source_id=source_id,
-            is_error=is_error,
-            context_window=context_window,
-        )
+            seq, kind, role, text, call_id, tool_name, injected, tokens, line, source_id,
+            is_error, context_window,
+        )  # fmt: skip
         self.events.append(event)
         return event
+
+    def set_text(self, seq: int, text: str) -> None:
+        """Replace the text of event ``seq`` (numbered by :meth:`add`): an adapter that
+        merges the parts of one message learns the whole text only at the end."""
+        index = seq - 1
+        self.events[index] = msgspec.structs.replace(self.events[index], text=text)
 
     def problem(self, line: int, reason: str) -> None:
         self.problems.append(ParseProblem(line, reason))

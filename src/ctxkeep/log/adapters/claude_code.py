@@ -1,4 +1,4 @@
-"""Claude Code session logs (FORMATS.md section 1): ``~/.claude/projects/*/<uuid>.jsonl``.
+"""Claude Code session logs (docs/formats.md section 1): ``~/.claude/projects/*/<uuid>.jsonl``.
 
 One pass over the records, in file order, which is the conversation order except for
 abandoned branches (a rewind forks the ``parentUuid`` chain): those are kept as events
@@ -23,12 +23,13 @@ What becomes what:
   ``instructions``. A boundary whose summary record is missing is still a compaction
   that happened (Claude Code writes the boundary only after a summary was made): it is
   reported summarised with no summary to audit, and the missing record is a problem.
-- What a compaction replaced (``shadowed_seqs``, FORMATS.md rule 4): the events since the
-  previous summary (the first compaction: since the start) and the events the previous
-  compaction preserved, which stayed in context until this one; less this compaction's
-  preserved segment, tool results a micro-compaction had already cleared (the model no
-  longer saw them), events on an abandoned branch, and the compaction/prune markers.
-  The previous summary is a source through ``previous_summary``, not a shadowed event.
+- What a compaction replaced (``shadowed_seqs``; docs/formats.md section 1, compaction
+  step 4): the events since the previous summary (the first compaction: since the start
+  of the file, which may begin mid-session) and the events the previous compaction
+  preserved, which stayed in context until this one; less this compaction's preserved
+  segment, tool results a micro-compaction had already cleared (the model no longer saw
+  them), events on an abandoned branch, and the compaction/prune markers. The previous
+  summary is a source through ``previous_summary``, not a shadowed event.
 - ``microcompact_boundary`` is a :class:`Prune` of the named tool results (and of the
   reminders cut out of them).
 - Slash-command records are injected ``command``; the text of their
@@ -57,7 +58,6 @@ from ctxkeep.log.adapters.base import (
 from ctxkeep.log.model import (
     Compaction,
     CompactionStatus,
-    Event,
     EventKind,
     Prune,
     Session,
@@ -68,6 +68,7 @@ __all__ = ["ADAPTER", "NAME", "injected_kind_of_user_text"]
 
 NAME = "claude-code"
 
+# A tool_use input keeps the key order the model wrote it in (base.json_text sorts keys).
 _encode_json = msgspec.json.Encoder().encode
 
 # Record types a Claude Code log starts with; with a session id or uuid they identify it.
@@ -88,7 +89,7 @@ _SNIFF_TYPES = frozenset(
     }
 )
 
-# User text that the harness wrote, never a person's instruction (FORMATS.md section 1),
+# User text that the harness wrote, never a person's instruction (docs/formats.md section 1),
 # by opening string: (prefix, the injected kind name recorded on the Event).
 _INJECTED_PREFIXES: tuple[tuple[str, str], ...] = (
     ("<system-reminder>", "system-reminder"),
@@ -220,8 +221,9 @@ class _State:
     parents: dict[str, str | None]
     # seq - 1 -> uuid of the record the event came from (None: no uuid, e.g. queue ops).
     event_uuid: list[str | None]
+    # message.id -> seq of its message event (0: seen, no text block yet)
     message_event: dict[str, int]
-    # index of a merged assistant message -> the text of its later blocks
+    # seq of a merged assistant message -> the text of its later blocks
     more_text: dict[int, list[str]]
     result_seqs: dict[str, list[int]]
     boundaries: list[_Boundary]
@@ -333,18 +335,20 @@ def _add(
     source_id: str | None = None,
     is_error: bool = False,
 ) -> int:
-    """Add one event and remember its record's uuid; returns the event's seq.
-
-    Events are built here rather than through ``SessionBuilder.add``: one call per event
-    instead of three keyword layers is a third of the reading time on large logs.
-    """
-    events = st.b.events
-    seq = len(events) + 1
-    events.append(
-        Event(
-            seq, kind, role, text, call_id, tool_name, injected, tokens, line, source_id, is_error
-        )
-    )
+    """Add one event through the builder and remember its record's uuid (what a
+    compaction replaced is told by walking the uuid chain); returns the event's seq."""
+    seq = st.b.add(
+        kind,
+        line=line,
+        role=role,
+        text=text,
+        call_id=call_id,
+        tool_name=tool_name,
+        injected=injected,
+        tokens=tokens,
+        source_id=source_id,
+        is_error=is_error,
+    ).seq
     st.event_uuid.append(uuid)
     if tokens is not None and kind is EventKind.USAGE and st.awaiting_usage:
         for boundary in st.awaiting_usage:
@@ -363,9 +367,8 @@ def _assistant(st: _State, rec: _Fields, line: int, uuid: str | None) -> None:
         return
     injected = "sidechain" if rec.isSidechain is True else None
     message_id = as_str(msg.get("id")) or uuid or f"line-{line}"
-    index = st.message_event.get(message_id)
-    if index is None:
-        st.message_event[message_id] = -1  # seen, no message event yet
+    if message_id not in st.message_event:
+        st.message_event[message_id] = 0  # seen, no message event yet
         # A subagent's usage measures its own context, not this session's.
         tokens = None if injected else _usage_tokens(msg.get("usage"))
         if tokens is not None:
@@ -403,11 +406,11 @@ def _assistant(st: _State, rec: _Fields, line: int, uuid: str | None) -> None:
             continue
         if not isinstance(text, str) or not text:
             continue
-        index = st.message_event.get(message_id, -1)
-        if index >= 0:
+        message_seq = st.message_event.get(message_id, 0)
+        if message_seq:
             # Another block of a response already seen: one message per message.id,
             # joined once at the end of the read.
-            st.more_text.setdefault(index, []).append(text)
+            st.more_text.setdefault(message_seq, []).append(text)
         else:
             seq = _add(
                 st,
@@ -419,18 +422,13 @@ def _assistant(st: _State, rec: _Fields, line: int, uuid: str | None) -> None:
                 injected=injected,
                 source_id=uuid,
             )
-            st.message_event[message_id] = seq - 1
+            st.message_event[message_id] = seq
 
 
 def _join_merged_messages(st: _State) -> None:
     events = st.b.events
-    for index, parts in st.more_text.items():
-        e = events[index]
-        text = "\n\n".join([e.text, *parts])
-        events[index] = Event(
-            e.seq, e.kind, e.role, text, e.call_id, e.tool_name, e.injected, e.tokens, e.line,
-            e.source_id, e.is_error, e.context_window,
-        )  # fmt: skip
+    for seq, parts in st.more_text.items():
+        st.b.set_text(seq, "\n\n".join([events[seq - 1].text, *parts]))
 
 
 def _user(st: _State, rec: _Fields, line: int, uuid: str | None) -> None:

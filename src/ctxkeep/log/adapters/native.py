@@ -1,4 +1,4 @@
-"""The ctxkeep event log (FORMATS.md section 5): the project's own format.
+"""The ctxkeep event log (docs/formats.md section 5): the project's own format.
 
 JSONL, ``seq`` strictly increasing from 1, an optional ``session`` header line. Gaps and
 duplicates in ``seq`` are kept as they are: rule CK001 reports them. A compaction is
@@ -12,9 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
-from ctxkeep.log.adapters.base import ReadOptions, SessionBuilder, as_int, as_str, iter_objects
+from ctxkeep.log.adapters.base import (
+    ReadOptions,
+    SessionBuilder,
+    as_int,
+    as_str,
+    iter_objects,
+    json_text,
+)
 from ctxkeep.log.model import (
     Compaction,
     CompactionStatus,
@@ -41,7 +46,6 @@ _EVENT_TYPES = frozenset(
     }
 )
 _TRIGGERS = frozenset({"auto", "manual", "reactive"})
-_encode = msgspec.json.Encoder(order="sorted").encode
 
 
 @dataclass
@@ -118,7 +122,7 @@ class _NativeAdapter:
         elif kind == "tool/call":
             name = as_str(rec.get("name"))
             raw_input = rec.get("input")
-            text = _encode(raw_input).decode() if raw_input is not None else ""
+            text = json_text(raw_input) if raw_input is not None else ""
             b.add(
                 EventKind.TOOL_CALL,
                 seq=seq,

@@ -1,4 +1,4 @@
-"""OpenAI chat message arrays (FORMATS.md section 4): ``[{role, content, tool_calls,
+"""OpenAI chat message arrays (docs/formats.md section 4): ``[{role, content, tool_calls,
 tool_call_id}]`` as a JSON array, a ``{messages: [...]}`` object or JSONL.
 
 The reading, the summary rule and the line numbers are those of every plain array: see

@@ -1,4 +1,4 @@
-"""OpenHands event streams (FORMATS.md section 3): V0 event lists and V1 event folders.
+"""OpenHands event streams (docs/formats.md section 3): V0 event lists and V1 event folders.
 
 **V0** (a JSON array of events, ``{"trajectory": [...]}``, or JSONL one event a line):
 events ``{id, timestamp, source, message, action | observation, args, content, extras,
@@ -60,9 +60,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
-from ctxkeep.log.adapters.base import ReadOptions, SessionBuilder, as_int, as_str
+from ctxkeep.log.adapters.base import (
+    ReadOptions,
+    SessionBuilder,
+    as_int,
+    as_str,
+    exit_code_failed,
+    json_text,
+    parts_text,
+)
 from ctxkeep.log.model import Compaction, CompactionStatus, EventKind, ParseProblem, Session
 from ctxkeep.log.source import Head, Record, iter_records, read_whole
 
@@ -70,7 +76,6 @@ __all__ = ["ADAPTER", "NAME"]
 
 NAME = "openhands"
 
-_encode_json = msgspec.json.Encoder(order="sorted").encode
 _EVENT_FILE = re.compile(r"^event-(\d+)(?:-.*)?\.json$")
 
 _V0_SKIPPED_ACTIONS = frozenset({"recall", "change_agent_state", "null"})
@@ -80,35 +85,9 @@ _V1_RESULT_KINDS = frozenset({"ObservationEvent", "UserRejectObservation", "Agen
 _V1_ERROR_KINDS = frozenset({"UserRejectObservation", "AgentErrorEvent"})
 
 
-def _json(value: Any) -> str:
-    return _encode_json(value).decode()
-
-
 def _text_of(content: Any) -> str:
-    """The text of ``str | [{type: "text", text}]`` content."""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    parts: list[str] = []
-    for part in content:
-        if isinstance(part, dict):
-            text = part.get("text")
-            if isinstance(text, str):
-                parts.append(text)
-        elif isinstance(part, str):
-            parts.append(part)
-    return "\n".join(parts)
-
-
-def _exit_code_failed(code: Any) -> bool:
-    """A shell exit code other than 0 (an observation of a failed command).
-
-    OpenHands writes ``-1`` for a command that timed out or is still running: that is a
-    failure to finish, so it counts too.
-    """
-    value = as_int(code)
-    return value is not None and value != 0
+    """The text of ``str | [{type: "text", text}]`` content ("" when there is none)."""
+    return parts_text(content) or ""
 
 
 @dataclass(slots=True)
@@ -395,7 +374,7 @@ def _v0_action(
             event_id,
             line,
             role="assistant",
-            text=_json(args),
+            text=json_text(args),
             call_id=call_id,
             tool_name=function_name or action,
         )
@@ -441,8 +420,8 @@ def _v0_observation(
     metadata = extras.get("metadata")
     failed = (
         observation == "error"
-        or _exit_code_failed(extras.get("exit_code"))
-        or (isinstance(metadata, dict) and _exit_code_failed(metadata.get("exit_code")))
+        or exit_code_failed(extras.get("exit_code"))
+        or (isinstance(metadata, dict) and exit_code_failed(metadata.get("exit_code")))
     )
     st.context(
         EventKind.TOOL_RESULT,
@@ -535,7 +514,7 @@ def _v1_event(st: _Builder, event: dict[str, Any]) -> str | None:
             event_id,
             0,
             role="assistant",
-            text=_json(action) if action is not None else "",
+            text=json_text(action) if action is not None else "",
             call_id=as_str(event.get("tool_call_id")),
             tool_name=as_str(event.get("tool_name")),
         )
@@ -569,7 +548,7 @@ def _v1_result(event: dict[str, Any]) -> tuple[str, bool]:
     text = _text_of(obs.get("content")) or as_str(obs.get("output")) or ""
     failed = (
         obs.get("is_error") is True
-        or _exit_code_failed(obs.get("exit_code"))
+        or exit_code_failed(obs.get("exit_code"))
         or bool(as_str(obs.get("error")))
     )
     return text, failed
