@@ -57,7 +57,7 @@ def test_audit_json_contract_and_logs_are_never_written(tmp_path: Path) -> None:
     assert set(data) >= {"tool", "version", "sessions", "problems"}
     assert set(session) >= {"path", "format", "events", "compactions", "constraints", "findings"}
     assert lost["level"] == "error"
-    assert lost["message"] == "3 of 3 session constraints did not survive compaction 1 (0% kept)"
+    assert lost["message"] == "3 of 3 standing instructions did not survive compaction 1 (0% kept)"
     assert lost["lines"] == [1]
     assert "Do not touch src/db.py" in lost["items"]
 
@@ -225,8 +225,8 @@ def test_diff_text_side_by_side(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "replaced: message 1" in out
-    assert "kept      Never push to the main branch\n" in out
-    assert "LOST      Do not touch src/db.py\n" in out
+    assert "kept      Never push to the main branch  [prohibition]\n" in out
+    assert "LOST      Do not touch src/db.py  [prohibition]\n" in out
     assert "from line 1: Never push to the main branch. Do not touch src/db.py." in out
     assert "lib/new.py  [path] summary line 1; first appears in the sources: nowhere" in out
     data = json.loads(

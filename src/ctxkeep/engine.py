@@ -24,6 +24,7 @@ from ctxkeep.log.adapters import ReadOptions
 from ctxkeep.log.model import Compaction, CompactionStatus, EventKind, Session
 from ctxkeep.log.reader import discover, read_session
 from ctxkeep.rules import RULES, Rule, RuleContext, select_rules
+from ctxkeep.rules.context import JudgedConstraint
 from ctxkeep.rules.summary_hallucination import invented_items
 
 __all__ = [
@@ -210,15 +211,15 @@ def audit_session(
     with cyclic_gc_paused():  # the rules allocate many small acyclic objects (see _gc)
         found = [f for rule in rules for f in rule.check(ctx)]
     kept = [f for f in found if f.fingerprint not in baseline]
-    judged = [j for view in ctx.views() if view.has_history for j in view.constraints]
+    constraints_total, constraints_kept = ctx.constraint_counts()
     return SessionAudit(
         path=session.path,
         format=session.format,
         events=len(session.events),
         compactions=CompactionCounts.of(session.compactions),
         by_trigger=_by_trigger(session),
-        constraints_total=len(judged),
-        constraints_kept=sum(1 for j in judged if j.kept),
+        constraints_total=constraints_total,
+        constraints_kept=constraints_kept,
         peak=PeakContext.of(session),
         findings=tuple(sorted(kept, key=Finding.sort_key)),
         baselined=len(found) - len(kept),
@@ -373,7 +374,14 @@ def sweep(
 
 @dataclass(frozen=True, slots=True)
 class ConstraintRow:
-    """One constraint of the replaced history, what became of it, and where it stood."""
+    """One standing instruction judged at a compaction, what became of it, where it stood.
+
+    ``origin``: ``message``, ``rejection`` (typed while rejecting a tool call) or
+    ``compact`` (``/compact`` arguments; ``seq`` and ``line`` are then the compaction's).
+    ``inherited_from``: None when the compaction replaced the text it stood in, else the
+    compaction that did (every summary since carried it). ``carried_as``: the summary
+    sentence that carries it (None when lost).
+    """
 
     text: str
     kind: str
@@ -381,6 +389,9 @@ class ConstraintRow:
     seq: int
     line: int
     source: str
+    origin: str = "message"
+    inherited_from: int | None = None
+    carried_as: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -418,6 +429,22 @@ def _source_line(text: str, start: int) -> str:
     return text[begin : end if end != -1 else len(text)].strip()
 
 
+def _constraint_row(j: JudgedConstraint, compaction: Compaction) -> ConstraintRow:
+    event = j.event
+    where = j.source.offset + j.constraint.start
+    return ConstraintRow(
+        text=j.constraint.text,
+        kind=j.constraint.kind,
+        survival=j.survival,
+        seq=compaction.start_seq if event is None else event.seq,
+        line=j.source.line if event is None else event.line,
+        source=_source_line(j.source.text if event is None else event.text, where),
+        origin=j.source.origin.value,
+        inherited_from=j.inherited_from,
+        carried_as=j.carrier,
+    )
+
+
 def diff(
     path_or_session: str | os.PathLike[str] | Session,
     compaction: int,
@@ -448,17 +475,7 @@ def diff(
     ctx = RuleContext(session)
     view = ctx.view(chosen)
     kinds = Counter(e.kind.value for e in view.shadowed)
-    rows = tuple(
-        ConstraintRow(
-            text=j.constraint.text,
-            kind=j.constraint.kind,
-            survival=j.survival,
-            seq=j.event.seq,
-            line=j.event.line,
-            source=_source_line(j.event.text, j.constraint.start),
-        )
-        for j in view.constraints
-    )
+    rows = tuple(_constraint_row(j, chosen) for j in view.constraints)
     summary = view.summary
     invented: tuple[InventedItem, ...] = ()
     ghosts: tuple[str, ...] = ()
@@ -477,7 +494,7 @@ def diff(
         replaced_user_messages=sum(
             1 for e in view.shadowed if e.kind is EventKind.MESSAGE and e.role == "user"
         ),
-        constraints=rows if view.has_history else (),
+        constraints=rows,
         invented=invented,
         ghost_references=ghosts,
         findings=tuple(f for f in findings if f.compaction == compaction),

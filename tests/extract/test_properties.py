@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxkeep.extract import (
+    ConstraintKind,
     SourceIndex,
     constraint_survives,
     extract_constraints,
@@ -21,17 +21,21 @@ PIECES = st.sampled_from(
     [" ", ".", "/", ":", "?", "，", "。", "\n", "do not ", "must ", "only ", "just ", "never ",
      "不要", "必须", "只", "别", "src/a.py", "v1.2.3", "#12", "$HOME", "localhost:80", "3f1c9a0e",
      "https://x.org/a", "foo_bar()", "Class.method", "方案/数据", "127.0.0", "11/29", "`x`",
-     "as mentioned above", "如上所述", "e.g.", "(", ")", "I ", "the parser", "接口"]
+     "as mentioned above", "如上所述", "e.g.", "(", ")", "I ", "the parser", "接口",
+     "can be ", "a bit ", "smaller", "why are you ", "option 2", "方案二", "let's ", "keep ",
+     "用", "不对", "I told you", "we want ", "no ", "—", "——", "Rules:\n- ", "stop adding",
+     "for now", "doesn't need to", "again", "- ", "\n> ", '{"a":'],
 )  # fmt: skip
 TEXT = st.one_of(st.text(), st.lists(st.one_of(PIECES, st.text(max_size=3))).map("".join))
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(TEXT)
 def test_constraints_slice_back(text: str) -> None:
     for constraint in extract_constraints(text):
         assert text[constraint.start : constraint.end] == constraint.text
-        assert constraint.kind in {"negation", "requirement", "scope"}
+        assert constraint.kind in {k.value for k in ConstraintKind}
+        assert constraint.keys or constraint.words
         constraint_survives(constraint, text)
 
 
@@ -54,19 +58,30 @@ def test_references_slice_back(text: str) -> None:
         assert text[reference.start : reference.end] == reference.text
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(TEXT, TEXT)
 def test_survival_never_raises(user_text: str, summary: str) -> None:
     for constraint in extract_constraints(user_text):
         constraint_survives(constraint, summary)
 
 
-@settings(max_examples=500)
+@settings(max_examples=500, deadline=None)
 @given(TEXT)
 def test_windowed_marker_scan_equals_a_full_scan(text: str) -> None:
     from ctxkeep.extract.constraints import _MARKER, _marker_matches
 
     assert [m.span() for m in _marker_matches(text)] == [m.span() for m in _MARKER.finditer(text)]
+
+
+@settings(max_examples=500, deadline=None)
+@given(TEXT)
+def test_a_text_with_a_marker_passes_the_word_test(text: str) -> None:
+    from ctxkeep.extract.constraints import _MARKER, _RULES_HEADING, _marker_matches, _may_hold
+
+    if _MARKER.search(text) is not None or _RULES_HEADING.search(text) is not None:
+        assert _may_hold(text)
+    long = text * (2001 // max(1, len(text)) + 1)  # the windowed scan of long texts
+    assert [m.span() for m in _marker_matches(long)] == [m.span() for m in _MARKER.finditer(long)]
 
 
 def _reference_contains(texts: list[str], identifier_text: str, kind: str) -> bool:
@@ -108,20 +123,6 @@ def test_source_lookup_equals_the_plain_one(
         assert index.contains(identifier) is expected, identifier
 
 
-@settings(max_examples=300)
-@given(TEXT)
-def test_lower_case_cues_equal_the_case_blind_ones_on_ascii(text: str) -> None:
-    from ctxkeep.extract.constraints import _CUES, _LOWER_CUES, _ascii_cue_kinds
-
-    ascii_text = text.encode("ascii", "ignore").decode()
-    found = set()
-    for kind, cue in _CUES.items():
-        if cue.search(ascii_text) is not None:
-            found.add(str(kind))
-        assert (_LOWER_CUES[kind].search(ascii_text.lower()) is not None) is (str(kind) in found)
-    assert _ascii_cue_kinds(ascii_text.lower()) == found
-
-
 @settings(max_examples=500)
 @given(TEXT)
 def test_references_by_halves_equal_the_whole_pattern(text: str) -> None:
@@ -132,22 +133,3 @@ def test_references_by_halves_equal_the_whole_pattern(text: str) -> None:
     whole = re.compile(f"{_ENGLISH}|{_CHINESE}", re.IGNORECASE)
     expected = [(m.group(), m.start(), m.end()) for m in whole.finditer(text)]
     assert [(r.text, r.start, r.end) for r in find_references(text)] == expected
-
-
-CUE_WORDS = ["not", "no", "never", "dont", "don't", "doesn't", "didn't", "mustn't", "shouldn't",
-             "cannot", "can't", "won't", "without", "avoiding", "forbidden", "prohibited",
-             "refrain", "unchanged", "untouched", "intact", "preserve", "keep", "leave", "must",
-             "always", "required", "need to", "needs to", "needed to", "has to", "have to",
-             "should", "ensure", "make sure", "mandatory", "every time", "only", "just",
-             "solely", "exclusively", "limited", "restricted", "nothing but", "nothing else",
-             "no other", "except"]  # fmt: skip
-
-
-@pytest.mark.parametrize("word", CUE_WORDS)
-def test_every_cue_word_passes_the_stem_check(word: str) -> None:
-    from ctxkeep.extract.constraints import _CUES, _ascii_cue_kinds
-
-    for sentence in (f"Please {word} touch it", word.upper(), f"{word.title()}: x"):
-        expected = {str(kind) for kind, cue in _CUES.items() if cue.search(sentence)}
-        assert expected, sentence
-        assert _ascii_cue_kinds(sentence.lower()) == expected, sentence

@@ -98,7 +98,10 @@ def test_an_instruction_restored_earlier_is_restored_again_when_the_next_summary
     transcript = tmp_path / "t.jsonl"
     transcript.write_text("".join(lines))
     ledger = tmp_path / "restores.jsonl"
-    earlier = "Never run the full test suite, tests/test_fuzz.py takes about 20 minutes"
+    earlier = (
+        "We still support Python 3.8, so no match statements and no list[int] style "
+        "annotations evaluated at runtime"
+    )
     append_record(
         LedgerRecord(
             "session-start",

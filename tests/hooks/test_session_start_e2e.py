@@ -40,7 +40,8 @@ CLAUDE_LOST = (
 )
 CODEX_LOST = (
     "Do not add new dependencies: no go-retryablehttp, no cenkalti/backoff",
-    "callers in cmd/ and internal/ingest must compile as they are",
+    "Keep the public API of package client unchanged: callers in cmd/ and internal/ingest "
+    "must compile as they are",
     "Retry only idempotent requests (GET, HEAD) and only on 429, 502, 503, 504 or a network error",
 )
 

@@ -27,6 +27,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ctxkeep.extract.constraints import CONSTRAINT_HINTS, CONSTRAINT_HINTS_ZH
 from ctxkeep.scorers.lexical import chunk_ranges
 
 __all__ = [
@@ -276,18 +277,13 @@ class PinSet:
         return result
 
 
-CONSTRAINT_CUES = (
-    "not", "n't", "n\u2019t", "dont", "never", "must", "always", "sure", "avoid", "remember",
-    "only", "just", "solely", "exclusively",
-)  # fmt: skip
-CONSTRAINT_CUES_ZH = (
-    "不要", "勿", "禁止", "不得", "不许", "不准", "严禁", "别", "必须", "务必", "一定要", "始终",
-    "确保", "只", "仅",
-)  # fmt: skip
+CONSTRAINT_CUES = CONSTRAINT_HINTS
+CONSTRAINT_CUES_ZH = CONSTRAINT_HINTS_ZH
 """What every marker of the auditor's constraint extractor holds (``do not`` -> ``not``,
 ``make sure`` -> ``sure``, ``请勿`` -> ``勿``, ...): ASCII cues in the lower-cased text,
-Chinese ones as they are. ``extract_constraints`` finds nothing in a text without one
-(tests/compactor/test_fast_paths.py holds this against the extractor's own marker hints)."""
+Chinese ones as they are; the extractor's own hints (its markers' and its rules
+headings' words), so the two cannot drift apart. ``extract_constraints`` finds nothing
+in a text without one (tests/compactor/test_fast_paths.py holds this)."""
 
 
 def may_hold_constraints(texts: Sequence[str]) -> list[bool]:

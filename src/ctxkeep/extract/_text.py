@@ -1,7 +1,7 @@
 """Text helpers shared by the extractors: sentence spans, words, CJK runs and bigrams.
 
-Chinese is handled with CJK character runs and character bigrams, not a segmenter; the
-reasons are in :mod:`ctxkeep.extract.constraints`.
+Chinese words are cut by a segmenter where they are compared (the constraint survival
+test, :mod:`ctxkeep.extract._words`); character runs and bigrams serve the rest.
 """
 
 from __future__ import annotations
@@ -107,10 +107,7 @@ def cjk_bigrams(text: str) -> frozenset[str]:
 
 def squash(text: str) -> str:
     """Lower-case words and CJK characters only, single-spaced: for verbatim comparison."""
-    out: list[str] = []
-    for match in _SQUASH_TOKEN.finditer(text.lower()):
-        out.append(match.group())
-    return " ".join(out)
+    return " ".join(_SQUASH_TOKEN.findall(text.lower()))
 
 
 _SQUASH_TOKEN = re.compile(f"[a-z0-9_]+|[{CJK_CLASS}]")

@@ -1,107 +1,248 @@
-"""Standing constraints in user text, and whether a summary still carries them.
+"""Standing instructions in user text (English and Chinese), each with its kind.
 
-A constraint is found by its form: an imperative negation (do not, don't, never, 不要, 别,
-禁止, 不得, 切勿), a standing requirement (must, always, make sure, 必须, 务必, 一定要, 始终)
-or a scope restriction (only, just, 只, 仅, 只准, 只能). Each marker is checked by the named
-filters of :mod:`ctxkeep.extract.filters` (questions, epistemic "must", "only 3 tests",
-narrative "I just looked", ...). The constraint is its clause, up to the next constraint
-clause of the sentence, with its entity words (the object: file, API, command) and the
-hard identifiers inside it.
+The API the auditor, the compactor and the hooks share::
 
-Chinese entity words use CJK character runs and bigrams, not a segmenter. Evidence
-(DEPENDENCIES.md, measured here): jieba segments 0.45 M chars/s (about 1.3 MB/s of UTF-8
-Chinese, far below the 50 MB/s the auditor needs) and costs 42 MB and 0.8 s to load;
-rjieba is fast (13.6 M chars/s) but is a compiled dependency, and both cut words by a
-dictionary that need not agree between the user's sentence and the summary's rewording
-(the measured segmentation splits 列号 into 列 / 号 but keeps 行号 whole). A run of
-characters between markers, verbs and particles, matched by its bigrams, needs no
-dependency, no load time, and tolerates a one-character difference in a long run. So no
-segmenter earns its place here.
+    extract_constraints(text) -> list[Constraint]
 
-Speed: constraints are only extracted from real user text, a small part of a log. A text
-with none of the marker strings (a few ``in`` tests on the lower-cased text) is rejected
-before any regular expression runs.
+Each :class:`Constraint` is a whole clause of ``text`` (``text[c.start:c.end] == c.text``),
+its :class:`ConstraintKind`, its polarity (``negative``: it forbids something), its key
+entities and its content words. :func:`~ctxkeep.extract.survival.constraint_survives`
+says whether a summary still carries one. docs/judgement-constraints.md explains what
+counts and why.
+
+How a clause becomes a constraint:
+
+1. **Markers.** One pattern finds the words that can make a clause an instruction:
+   adverbs and modals (never, always, only, just, must, should, need to; 不要, 必须, 只),
+   standing verbs in the imperative (use, keep, avoid, prefer, stick to; 用, 保持),
+   suggestions (let's, I'd prefer, we want; 希望, 尽量), choices among the agent's options
+   (option 2, go with, the second one; 方案二) and corrections (you said, I told you,
+   that's wrong, no, …; 我说过, 不对). Casual forms are what real users write: over 18
+   labelled real compactions, users almost never wrote "must".
+2. **Filters.** Each marker is checked in its clause by the named predicates of
+   :mod:`ctxkeep.extract.filters`: questions, guesses ("it must have failed"), reports
+   ("I just looked", "only 3 tests fail"), one-shot requests ("let's stash", "run the
+   tests again"), verbs that are not imperatives ("I use vim"), ... Markers inside text
+   the user pasted (code blocks, quoted output, JSON or log lines) do not count, nor do
+   casual forms inside a plan the agent wrote ("Implement the following plan: …").
+3. **Clauses.** A clause opens a constraint when a marker survives there and the clause
+   is no fragment; the constraint runs to the next opening clause of its sentence, so
+   its object list and its reason stay with it. Brackets, quotes and dashes are
+   respected (:mod:`ctxkeep.extract._clauses`).
+4. **Rules lists.** Every item under a heading such as "Constraints:", "A few rules for
+   this repo:" or "补充几点要求：" is a standing instruction, marker or not
+   ("3. 重试最多 3 次，指数退避").
+
+Speed: instructions are extracted from user text only, a small part of a log. A text in
+which none of the marker hints occur (``str.find`` on the lower-cased text) is rejected
+before any regular expression runs; the marker pattern then runs only in windows around
+the hints.
 """
 
 from __future__ import annotations
 
-import functools
 import re
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from ctxkeep.extract._text import (
-    ASCII_WORD,
-    CJK_RUN,
-    bigrams,
-    cjk_bigrams,
-    clause_starts,
-    normalise_word,
-    sentence_spans,
-    squash,
-    word_set,
-    words_of,
+from ctxkeep.extract._clauses import clause_spans, pasted_spans, sentences, strip_lead
+from ctxkeep.extract._text import trimmed_span, words_of
+from ctxkeep.extract._words import about
+from ctxkeep.extract.filters import (
+    CONSTRAINT_FILTERS,
+    is_agent_plan,
+    is_fragment,
 )
-from ctxkeep.extract.filters import CONSTRAINT_FILTERS
-from ctxkeep.extract.identifiers import Identifier, extract_identifiers
 
 __all__ = [
+    "CONSTRAINT_HINTS",
+    "CONSTRAINT_HINTS_ZH",
     "Constraint",
     "ConstraintKind",
-    "Survival",
-    "constraint_survives",
     "extract_constraints",
+    "extract_instructions",
+    "is_negative",
     "is_objectless",
 ]
 
 
 class ConstraintKind(StrEnum):
-    NEGATION = "negation"
-    REQUIREMENT = "requirement"
+    """What a standing instruction does."""
+
+    PROHIBITION = "prohibition"
+    """Forbids something: "do not touch the parser", "let's avoid mocks", "不要修改接口"."""
+    OBLIGATION = "obligation"
+    """Requires something: "always run the tests first", "keep the field order", "必须保留行号"."""
+    PREFERENCE = "preference"
+    """A choice of tool or style: "please use uv", "I'd prefer small commits", "尽量用中文"."""
     SCOPE = "scope"
+    """Limits the work: "only touch src/cache/", "just the parser for now", "先只改 README"."""
+    CHOICE = "choice"
+    """Picks one of the agent's options: "option 2 is fine, and add a log line", "方案二"."""
+    CORRECTION = "correction"
+    """Corrects the agent: "you said X, but Y", "no, remove this again", "我说过不要改接口"."""
 
 
 @dataclass(frozen=True, slots=True)
 class Constraint:
-    """A standing instruction as it stands in the source text.
+    """A standing instruction exactly as it stands in the source text.
 
-    ``entities`` are the normalised object words (lower-case, singular English words;
-    Chinese character runs) that must co-occur in a summary for it to survive;
-    ``identifiers`` the hard identifiers inside it; ``start``/``end`` slice ``text``
-    out of the input.
+    ``text == source[start:end]``; ``kind`` is a :class:`ConstraintKind` value. ``core``
+    is the instruction's own clause (with the short clauses it leads with), without the
+    reason, the tail or the asides in brackets ("Never run the fuzz suite" of "Never run
+    the fuzz suite (it takes 20 minutes), I told you"); empty when it is the whole text.
+    ``negative`` is True when the core forbids something (a kept negation must stay a
+    negation); ``keys`` are its key entities (identifiers, numbers, quoted words, code
+    names) and ``words`` its content words (English stems, Chinese words): what a summary
+    must still name for the instruction to survive.
     """
 
     text: str
     kind: str
-    entities: tuple[str, ...]
-    identifiers: tuple[str, ...]
     start: int
     end: int
+    negative: bool
+    keys: tuple[str, ...]
+    words: tuple[str, ...]
+    core: str = ""
 
 
-class Survival(StrEnum):
-    KEPT = "kept"
-    REWORDED = "reworded"
-    LOST = "lost"
+# --------------------------------------------------------------------------- markers
 
-
+_W = r"\s{1,4}"
+_ASCII_MARKERS = {
+    ConstraintKind.PROHIBITION: (
+        rf"do{_W}not|don['’]t|dont|never|must{_W}not|mustn['’]t|should{_W}not|shouldn['’]t"
+        rf"|avoid|let['’]?s{_W}not|let{_W}us{_W}not|no{_W}more(?!{_W}than)|refrain"
+        rf"|doesn['’]t{_W}need{_W}to|does{_W}not{_W}need{_W}to|needn['’]t|no{_W}need{_W}to"
+        rf"|stop{_W}[a-z]+ing|no(?={_W}[A-Za-z`\"'])"
+    ),
+    ConstraintKind.OBLIGATION: (
+        rf"must|always|make{_W}sure|ensure|be{_W}sure{_W}to|remember{_W}to|needs?{_W}to"
+        rf"|ha(?:ve|s){_W}to|should|from{_W}now{_W}on|going{_W}forward|every{_W}time"
+        rf"|each{_W}time|keep|preserve|maintain|retain|follow|respect|honou?r|cap"
+        rf"|note(?!\s*[:：]|{_W}that\b)"
+    ),
+    ConstraintKind.SCOPE: (
+        rf"only|just|solely|exclusively|for{_W}now|at{_W}most|no{_W}more{_W}than"
+        rf"|nothing{_W}(?:outside|else|but|beyond)|(?:limit|restrict)(?:ed)?{_W}to"
+        rf"|stick{_W}(?:to|with)|stay{_W}(?:in|within|on)"
+    ),
+    ConstraintKind.CHOICE: (
+        rf"option{_W}?#?(?:\d+|one|two|three|four|a|b|c|d)|approach{_W}?#?(?:\d+|a|b|c)"
+        rf"|(?:first|second|third|last|former|latter){_W}(?:one|option|approach|variant|version)"
+        rf"|go{_W}with"
+    ),
+    ConstraintKind.CORRECTION: (
+        rf"you{_W}said|i{_W}said|i{_W}(?:already{_W})?told{_W}you|as{_W}i{_W}said"
+        rf"|i{_W}asked{_W}(?:you|for)|that['’]?s{_W}(?:wrong|not{_W}(?:right|what))"
+        rf"|that{_W}is{_W}(?:wrong|not{_W}(?:right|what))|this{_W}is{_W}wrong"
+        rf"|not{_W}what{_W}i|i{_W}meant|again|no(?=\s*[,!.])|nope"
+        rf"|why{_W}(?:are|did|do){_W}you"
+    ),
+    ConstraintKind.PREFERENCE: (
+        rf"let['’]?s|let{_W}us|i['’]d{_W}(?:prefer|rather)|we{_W}want|i{_W}want"
+        rf"|i{_W}would{_W}(?:prefer|rather|keep|use|go|stick|avoid)|i{_W}prefer"
+        rf"|(?:can|could){_W}(?:there{_W})?be{_W}(?:[a-z0-9]{{1,10}}{_W}){{0,2}}"
+        rf"(?:less|more|fewer|smaller|larger|bigger|shorter|longer|lighter|darker|brighter"
+        rf"|wider|narrower|closer|simpler|clearer)"
+        rf"|use|prefer|leave|stay|favou?r|reuse"
+    ),
+}
+_CJK_MARKERS = {
+    ConstraintKind.PROHIBITION: (
+        "不要|别|禁止|不得|不许|不准|请勿|严禁|切勿|避免|不用"
+        "|不能(?=改|修改|动|删|用|加|引入|提交|推|碰|超过|依赖|破坏|变|换)"
+    ),
+    ConstraintKind.OBLIGATION: (
+        "必须|务必|一定要|始终|确保|记得|每次|都要|以后|今后|从现在开始|应该|应当|一律|统一"
+        "|保持|保留|遵守|遵循"
+    ),
+    ConstraintKind.SCOPE: "只准|只能|只许|仅限|只|仅|暂时|最多|不超过",
+    ConstraintKind.CHOICE: (
+        "方案\\s*[一二三四五六1-9]|选项\\s*[一二三四1-9]|第\\s*[一二三四五1-9]\\s*[种个套]"
+    ),
+    ConstraintKind.CORRECTION: "我说过|我不是说|不对|错了|不是这样|改回|还原|撤销|我的意思是",
+    ConstraintKind.PREFERENCE: (
+        "我希望|希望|我想要|我更喜欢|尽量|最好|优先|就用|请用|用|使用|改用|采用|换成"
+    ),
+}
+_ORDER = (
+    ConstraintKind.CORRECTION,
+    ConstraintKind.CHOICE,
+    ConstraintKind.PROHIBITION,
+    ConstraintKind.SCOPE,
+    ConstraintKind.OBLIGATION,
+    ConstraintKind.PREFERENCE,
+)
 _MARKER = re.compile(
-    r"(?P<negation>\b(?:do\s{1,4}not|don['’]t|dont|never|must\s{1,4}not|mustn['’]t|should\s{1,4}not"
-    r"|shouldn['’]t|avoid)\b|不要|切勿|禁止|不得|不许|不准|请勿|严禁|别)"
-    r"|(?P<requirement>\b(?:must|always|make\s{1,4}sure|ensure|be\s{1,4}sure\s{1,4}to|remember\s{1,4}to)\b"
-    r"|必须|务必|一定要|始终|确保)"
-    r"|(?P<scope>\b(?:only|just|solely|exclusively)\b|只准|只能|只许|仅限|只|仅)",
+    "|".join(
+        rf"(?P<{kind.value}>\b(?:{_ASCII_MARKERS[kind]})\b|{_CJK_MARKERS[kind]})" for kind in _ORDER
+    ),
     # ASCII: case folding and \b as in English (no long-s folding, and "请only" splits)
     re.IGNORECASE | re.ASCII,
 )
-# Every marker contains one of these hints (in the lower-cased text for ASCII ones).
-_ASCII_HINTS = ("not", "n't", "n’t", "dont", "never", "must", "always", "sure", "avoid",
-                "remember", "only", "just", "solely", "exclusively")  # fmt: skip
-_CJK_HINTS = ("不要", "勿", "禁止", "不得", "不许", "不准", "严禁", "别", "必须", "务必",
-              "一定要", "始终", "确保", "只", "仅")  # fmt: skip
+# The same without the Chinese alternatives, for ASCII text: the same matches there at
+# about half the cost (``re`` tries every alternative at every position).
+_ASCII_MARKER = re.compile(
+    "|".join(rf"(?P<{kind.value}>\b(?:{_ASCII_MARKERS[kind]})\b)" for kind in _ORDER),
+    re.IGNORECASE | re.ASCII,
+)
+
+# Every ASCII marker and rules heading holds one of these in its lower-cased text, every
+# Chinese one one of the Chinese hints (tests/extract hold this; compactor/pins.py reuses
+# both as its pre-check).
+CONSTRAINT_HINTS = (
+    "not", "n't", "n\u2019t", "dont", "never", "avoid", "no", "refrain", "stop", "must",
+    "always", "sure", "remember", "need", "have", "has", "should", "now", "forward",
+    "time", "keep", "preserve", "maintain", "retain", "follow", "respect", "hono", "cap",
+    "only", "just", "solely", "exclusively", "most", "nothing", "limit", "restrict",
+    "stick", "stay", "option", "approach", "first", "second", "third", "last", "former",
+    "latter", "with", "said", "told", "asked", "wrong", "what", "meant", "again", "let",
+    "prefer", "rather", "would", "use", "leave", "favo", "reuse", "want", "need", "why",
+    "be",
+    # the words of a rules heading ("Constraints:"), whose items need no marker
+    "rule", "constraint", "requirement", "guideline", "convention", "instruction",
+)  # fmt: skip
+CONSTRAINT_HINTS_ZH = (
+    "不要", "别", "禁止", "不得", "不许", "不准", "勿", "严禁", "避免", "不用", "不能", "必须",
+    "务必", "一定要", "始终", "确保", "记得", "每次", "都要", "以后", "今后", "从现在开始",
+    "应该", "应当", "一律", "统一", "保持", "保留", "遵守", "遵循", "只", "仅", "暂时", "最多",
+    "不超过", "方案", "选项", "第", "我说过", "我不是说", "不对", "错了", "不是这样", "改回",
+    "还原", "撤销", "我的意思是", "希望", "我想要", "我更喜欢", "尽量", "最好", "优先", "用",
+    "采用", "换成", "要求", "约束", "规则", "规范", "注意事项", "原则",
+)  # fmt: skip
+_ASCII_HINTS = CONSTRAINT_HINTS
+_CJK_HINTS = CONSTRAINT_HINTS_ZH
 _ASCII_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-# A marker starts at most this far before its hint ("should  not": the hint is "not").
-_MARKER_REACH = 16
+# A marker starts at most this far before its hint ("i  already  told": the hint is
+# "told") and ends at most this far after it.
+_MARKER_REACH = 48
+
+
+# Every ASCII marker and rules heading holds one of these as a whole word of the
+# lower-cased text (tests/extract/test_properties.py holds this): a text with none of
+# them is settled by one tokenising pass and a set test, the common case of user text.
+_MARKER_WORDS = words_of(
+    "not don't don’t dont never must mustn't mustn’t should shouldn't shouldn’t avoid "
+    "let's let’s lets let no refrain stop doesn't doesn’t need needs needn't needn’t "
+    "always sure ensure remember have has now forward time keep preserve maintain retain "
+    "follow respect honour honor cap note only just solely exclusively most nothing limit "
+    "limited restrict restricted stick stay option approach first second third last "
+    "former latter go said told asked that's that’s thats wrong meant again nope why "
+    "prefer rather want would be use leave favour favor reuse rule rules constraint "
+    "constraints requirement requirements guideline guidelines convention conventions "
+    "instructions"
+)
+_LOWER_WORD = re.compile(r"[a-z]+(?:['’][a-z]+)?")
+
+
+def _may_hold(text: str) -> bool:
+    """False only when no marker or rules heading can be in ``text`` (a necessary test)."""
+    if not _MARKER_WORDS.isdisjoint(_LOWER_WORD.findall(text.lower())):
+        return True
+    return not text.isascii() and any(h in text for h in _CJK_HINTS)
 
 
 def _hint_windows(text: str) -> list[tuple[int, int]]:
@@ -124,21 +265,62 @@ def _hint_windows(text: str) -> list[tuple[int, int]]:
     return merged
 
 
+# Non-ASCII texts up to this long are scanned whole; longer ones only in windows.
+_WHOLE_SCAN = 2000
+
+
+# The words an ASCII marker can start with (their letters up to an apostrophe: "don't"
+# starts with "don"): a marker starts where such a word does, so short ASCII text is
+# matched only there (tests/extract/test_properties.py holds this equal to a full scan).
+_START_WORDS = words_of(
+    "do don dont never must mustn should shouldn avoid let lets no refrain stop doesn "
+    "does needn always make ensure be remember need needs have has from going every each "
+    "keep preserve maintain retain follow respect honour honor cap note only just solely "
+    "exclusively for at nothing limit limited restrict restricted stick stay option "
+    "approach first second third last former latter go you i as that thats this not again "
+    "nope why we can could use prefer leave favour favor reuse"
+)
+_ALPHA_RUN = re.compile(r"[a-z]+")
+
+
+def _ascii_matches(text: str) -> list[re.Match[str]]:
+    """:data:`_ASCII_MARKER`'s matches in ASCII ``text``, tried only where a word that can
+    start a marker starts (one tokenising pass instead of every alternative everywhere)."""
+    found: list[re.Match[str]] = []
+    end = 0
+    for word in _ALPHA_RUN.finditer(text.lower()):
+        if word.start() < end or word.group() not in _START_WORDS:
+            continue
+        match = _ASCII_MARKER.match(text, word.start())
+        if match is not None:
+            found.append(match)
+            end = match.end()
+    return found
+
+
 def _marker_matches(text: str) -> list[re.Match[str]]:
     """The matches of :data:`_MARKER` in ``text``, as one full scan would find them.
 
     Python's ``re`` pays per position and per alternative (about 2 MB/s for this
-    pattern here), so the pattern runs only in windows around hints found by
-    ``str.find``; each window is widened to a word end, so ``\\b`` at its edge is real.
+    pattern here), so a text without a marker word is rejected first, and a long text
+    is scanned only in windows around hints found by ``str.find``; each window is
+    widened to a word end, so ``\\b`` at its edge is real.
     """
-    if len(text.lower()) != len(text):  # rare case-mappings that change length
+    if not _may_hold(text):
+        return []
+    if text.isascii():
+        return _ascii_matches(text)
+    if len(text) <= _WHOLE_SCAN or len(text.lower()) != len(text):
+        # short, or rare case-mappings that change length
         return list(_MARKER.finditer(text))
     length = len(text)
     found: list[re.Match[str]] = []
-    for start, window_end in _hint_windows(text):
-        end = min(window_end, length)
+    for window_start, window_end in _hint_windows(text):
+        start, end = window_start, min(window_end, length)
         while end < length and text[end] in _ASCII_WORD_CHARS:
             end += 1
+        while start > 0 and text[start - 1] in _ASCII_WORD_CHARS:
+            start -= 1
         for match in _MARKER.finditer(text, start, end):
             if found and match.start() < found[-1].end():
                 continue
@@ -146,149 +328,191 @@ def _marker_matches(text: str) -> list[re.Match[str]]:
     return found
 
 
-# ----------------------------------------------------------------------------- entities
+# ------------------------------------------------------------------------- polarity
 
-_STOPWORDS = words_of(
-    # function words
-    "a an the this that these those there here it its it's i me my we us our you your he him "
-    "his she her they them their what which who whom whose when where why how all any both "
-    "each every few more most other some such no nor not only own same so than too very just "
-    "can will would shall should must may might could need needs ought do does did done doing "
-    "don't dont be is am are was were been being have has had having to of in on at by for "
-    "with about against between into through during before after above below from up down "
-    "out off over under again further then once and but or if because as until while also "
-    "never always ever sure make please pls kindly remember avoid ensure solely exclusively "
-    "unless without within via per etc e.g i.e yes ok okay anything everything nothing "
-    "something one ones thing things way instead rather even still yet already now later "
-    "first last next new old existing current same different own whole entire full part "
-    "free true false important careful original exact proper correct right specific relevant "
-    "clear simple small large big directly immediately manually automatically quickly "
-    "explicitly silently anymore"
-    # generic verbs: the summary may reword the action, the object stays
-    " change changes changed changing modify modified edit edited editing touch touched "
-    "use used using run running ran add added adding remove removed removing delete deleted "
-    "write written writing commit committed push pushed call called make made keep kept "
-    "leave left break rename create created update updated install installed import move "
-    "read open close return print log fix fixed refactor refactoring put get got give take "
-    "let try want like know think see look go going come work working mention mentioned "
-    "say said tell told ask asked check checked apply applied include included introduce "
-    "replace replaced rewrite rewritten alter altered committing merging pushing deleting "
-    "modifying touching adding removing"
+_NEGATIVE = re.compile(
+    r"\b(?:not|no|never|don['’]?t|doesn['’]t|didn['’]t|mustn['’]t|shouldn['’]t|cannot"
+    r"|can['’]t|won['’]t|without|avoid\w*|forbid\w*|prohibit\w*|refrain\w*|unchanged"
+    r"|untouched|intact|alone|nothing|none|neither|nor|stop)\b"
+    r"|不要|不能|不得|不许|不准|别|禁|勿|无|避免|不变|不动|不用",
+    re.IGNORECASE,
 )
-_ZH_SPLITTERS = sorted(
-    words_of(
-        # markers
-        "不要 切勿 禁止 不得 不许 不准 请勿 严禁 必须 务必 一定要 一定 始终 确保 "
-        "只准 只能 只许 仅限 只 仅 勿 别 "
-        # verbs: the summary may reword the action
-        "修改 改动 更改 改变 变更 删除 删掉 移除 去掉 添加 增加 新增 加入 使用 提交 推送 运行 执行 "
-        "调用 编辑 创建 保留 保持 写入 引入 升级 降级 安装 重命名 合并 覆盖 替换 重构 处理 输出 "
-        "打印 返回 动用 触碰 碰 "
-        # function words and vague modifiers
-        "的 了 和 与 及 或 把 被 请 你 您 我们 我 他们 并且 而且 并 也 都 就 再 还 又 吗 呢 吧 啊 "
-        "这个 那个 这些 那些 任何 所有 一个 一些 随便 随意 直接 已经 现在 以后 之后 之前 以前 "
-        "进行 一下 自己 其他 其它 不 没有 可以 需要 应该 时候 一律 统一 全部 一概 它们 它 里"
-    ),
-    key=len,
-    reverse=True,
-)
-_ZH_SPLIT = re.compile("|".join(_ZH_SPLITTERS))
-# One-character verbs stripped from the head of a run: 改接口 -> 接口
-_ZH_VERB_HEAD = frozenset("用改写动删加跑提推装换")
-_MAX_ENTITIES = 4
-# a Chinese run is present when this share of its bigrams is (one character may differ)
-_BIGRAM_SHARE = 2 / 3
+_QUOTED_SPAN = re.compile(r"`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”")
 
 
-def _cjk_entities(text: str) -> list[tuple[int, str]]:
-    """Chinese runs cut at markers, verbs and particles.
+def is_negative(text: str) -> bool:
+    """Whether ``text`` forbids or negates something (outside quotes and code spans).
 
-    错误信息必须保留原始行号 -> 错误信息, 原始行号.
+    "Keep the public API unchanged" is negative like "do not change the public API":
+    both forbid a change. The survival test asks a negative constraint's carrier to be
+    negative too.
     """
-    found: list[tuple[int, str]] = []
-    for run in CJK_RUN.finditer(text):
-        pieces: list[tuple[int, int]] = []
-        position = run.start()
-        for separator in _ZH_SPLIT.finditer(text, run.start(), run.end()):
-            pieces.append((position, separator.start()))
-            position = separator.end()
-        pieces.append((position, run.end()))
-        for piece_start, end in pieces:
-            start = piece_start
-            if end - start > 2 and text[start] in _ZH_VERB_HEAD:
-                start += 1
-            if end - start >= 2:
-                found.append((start, text[start:end]))
-    return found
+    return _NEGATIVE.search(_QUOTED_SPAN.sub(" ", text)) is not None
 
 
-def _entities(text: str, marker_offset: int, identifiers: list[Identifier]) -> tuple[str, ...]:
-    """Object words of a constraint: after the marker first (the direct object), then before."""
-    for identifier in identifiers:  # blank them out: their words are not entity words
-        text = f"{text[: identifier.start]}{' ' * len(identifier.text)}{text[identifier.end :]}"
-    words: list[tuple[int, str]] = []
-    fallback: list[tuple[int, str]] = []
-    for match in ASCII_WORD.finditer(text):
-        word = normalise_word(match.group())
-        if len(word) < 2 or word in _MARKER_WORDS:
-            continue
-        if word in _STOPWORDS:
-            if word not in _FUNCTION_WORDS:
-                fallback.append((match.start(), word))
-            continue
-        words.append((match.start(), word))
-    if not text.isascii():
-        words.extend(_cjk_entities(text))
-    if not words and not identifiers:
-        words = fallback
-    after = sorted(p for p in words if p[0] >= marker_offset)
-    before = sorted(p for p in words if p[0] < marker_offset)
-    chosen: list[str] = []
-    for _, word in after + before:
-        if word not in chosen:
-            chosen.append(word)
-        if len(chosen) == _MAX_ENTITIES:
-            break
-    return tuple(chosen)
+# ----------------------------------------------------------------------- extraction
 
 
-_MARKER_WORDS = words_of("not don't dont never must mustn't always only just")
-_FUNCTION_WORDS = frozenset(
-    w
-    for w in _STOPWORDS
-    if w
-    not in words_of(
-        "change modify edit touch use run add remove delete write commit push call make keep "
-        "leave break rename create update install import move read open close return print "
-        "log fix refactor give take try want check apply include replace rewrite alter"
+@dataclass(frozen=True, slots=True)
+class _Marker:
+    start: int
+    end: int
+    kind: ConstraintKind
+
+
+# Most specific first: a clause with "let's" and "avoid" is a prohibition.
+_PRIORITY = {
+    kind: rank
+    for rank, kind in enumerate(
+        (
+            ConstraintKind.CORRECTION,
+            ConstraintKind.CHOICE,
+            ConstraintKind.PROHIBITION,
+            ConstraintKind.SCOPE,
+            ConstraintKind.OBLIGATION,
+            ConstraintKind.PREFERENCE,
+        )
     )
+}
+# Inside an agent's plan only these count: "only" and "just" there mostly describe
+# ("`GetClaudeProjectDir` — only works for Claude").
+_EXPLICIT = re.compile(
+    r"do\s+not|don['’]t|dont|never|must|mustn['’]t|should\s+not|shouldn['’]t|always"
+    r"|make\s+sure|ensure|不要|别|禁止|不得|不许|不准|请勿|严禁|切勿|必须|务必|一定要|始终|确保",
+    re.IGNORECASE,
 )
+# A heading that ends its line with a colon, alone or as the last sentence of the line:
+# "Constraints:", "A few rules for this repo:", "…in the tile cache. Constraints:", "补充几点要求："
+_RULES_HEADING = re.compile(
+    r"(?:^|(?<=[.!?。！？]\s))[ \t#*>-]*(?:[^\n.!?。！？]{0,40}?\b(?:rules?|constraints?"
+    r"|requirements?|guidelines?|conventions?|instructions)\b[^\n.!?。！？]{0,20}"
+    r"|[^\n.!?。！？]{0,20}(?:要求|约束|规则|规范|注意事项|原则))[:：][ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*•·]|\d{1,3}[.)、])[ \t]+")
+_HEADING_END = re.compile(r"[:：][ \t]*\n")
 
 
-def is_objectless(entities: tuple[str, ...], identifiers: tuple[str, ...]) -> bool:
+def _rules_items(text: str) -> Iterator[int]:
+    """Start offsets of the items listed under a rules heading ("Constraints:")."""
+    for heading in _RULES_HEADING.finditer(text):
+        position = heading.end() + 1
+        while position < len(text):
+            line_end = text.find("\n", position)
+            if line_end == -1:
+                line_end = len(text)
+            item = _LIST_ITEM.match(text, position, line_end)
+            if item is None:
+                break
+            yield item.end()
+            position = line_end + 1
+
+
+def _accepted(text: str, clause: tuple[int, int], marker: _Marker, tail: int) -> bool:
+    """Whether no constraint filter drops ``marker`` in its clause (up to ``tail``).
+
+    A marker inside brackets is judged from the bracket: in "do a refactor (please also
+    note the ACCESSIBLE requirement)" the parenthesis is a clause of its own.
+    """
+    clause_start = _bracket_start(text, clause[0], marker.start)
+    if clause_start != clause[0] and not _bracket_order(text, clause_start, marker):
+        return False  # "(no in-repo handler)": an aside, not an order
+    # the clause handed to the filters runs to the sentence end, terminator included,
+    # so that a question mark is seen from every clause of the question
+    body = text[clause_start:tail]
+    start, end = marker.start - clause_start, marker.end - clause_start
+    return not any(f(body, start, end) for f in CONSTRAINT_FILTERS)
+
+
+_PLEASE = re.compile(r"\s*(?:please|pls|kindly)\b|\s*请", re.IGNORECASE)
+
+
+def _bracket_order(text: str, start: int, marker: _Marker) -> bool:
+    """Whether a marker inside brackets gives an order: the aside opens with please
+    ("(please also note the ACCESSIBLE requirement)") or the marker is explicit
+    ("(never on Fridays)"); "(no pandas)" or "(only genuinely malformed files remain)"
+    describe their clause."""
+    return _PLEASE.match(text, start) is not None or (
+        _EXPLICIT.fullmatch(text, marker.start, marker.end) is not None
+    )
+
+
+_OPEN_BRACKETS = "([{（【「"
+_CLOSE_BRACKETS = ")]}）】」"
+
+
+def _bracket_start(text: str, start: int, position: int) -> int:
+    """Just after the innermost bracket still open at ``position`` (else ``start``)."""
+    if not any(c in _OPEN_BRACKETS for c in text[start:position]):
+        return start
+    opened: list[int] = []
+    for i in range(start, position):
+        if text[i] in _OPEN_BRACKETS:
+            opened.append(i)
+        elif text[i] in _CLOSE_BRACKETS and opened:
+            opened.pop()
+    return opened[-1] + 1 if opened else start
+
+
+def is_objectless(text: str) -> bool:
     """``Don't!`` / ``Never again.`` / ``只能这样``: a marker with nothing it applies to.
 
-    With no object word and no identifier nothing could show that a summary carries it.
+    With no content word and no key entity nothing could show that a summary carries it.
     """
-    return not entities and not identifiers
+    keys, words = about(text)
+    return not keys and not words
 
 
-# --------------------------------------------------------------------------- extraction
+def _in_name(text: str, match: re.Match[str]) -> bool:
+    """``src/only/x.py``, ``NEVER/``, ``no-op``, ``always_on``: the marker is part of a
+    name or path, not a word of the sentence."""
+    before = text[match.start() - 1 : match.start()]
+    after = text[match.end() : match.end() + 2]
+    if before in ("/", "\\", ".", "_", "-") or after[:1] in ("/", "\\"):
+        return True
+    return after[:1] in (".", "_", "-") and after[1:2].strip() != ""
+
+
+def _markers(text: str) -> list[_Marker]:
+    """Every marker of ``text`` outside pasted text (casual ones only outside a plan)."""
+    matches = _marker_matches(text)
+    items = list(_rules_items(text)) if _HEADING_END.search(text) and _may_hold(text) else []
+    if not matches and not items:
+        return []
+    pasted = list(pasted_spans(text))
+    plan = is_agent_plan(text)
+    out: list[_Marker] = []
+    for match in matches:
+        if any(s <= match.start() < e for s, e in pasted) or _in_name(text, match):
+            continue
+        if plan and _EXPLICIT.fullmatch(match.group()) is None:
+            continue
+        kind = ConstraintKind(match.lastgroup or ConstraintKind.OBLIGATION)
+        out.append(_Marker(match.start(), match.end(), kind))
+    for start in items:
+        if not any(s <= start < e for s, e in pasted):
+            # a listed rule needs no marker: an empty marker at the head of the item
+            out.append(_Marker(start, start, ConstraintKind.OBLIGATION))
+    out.sort(key=lambda m: (m.start, m.end))
+    return out
 
 
 def extract_constraints(text: str) -> list[Constraint]:
-    """The standing constraints of ``text`` (user text), in order."""
-    markers = _marker_matches(text)
+    """The standing instructions of ``text`` (user text), in order.
+
+    ``text[c.start:c.end] == c.text`` for each; see the module docstring for what
+    counts.
+    """
+    markers = _markers(text)
     if not markers:
         return []
     constraints: list[Constraint] = []
     index = 0
-    for sentence_start, sentence_end in sentence_spans(text):
-        # markers of this sentence
-        while index < len(markers) and markers[index].start() < sentence_start:
+    for sentence_start, sentence_end in sentences(text):
+        while index < len(markers) and markers[index].start < sentence_start:
             index += 1
-        inside: list[re.Match[str]] = []
-        while index < len(markers) and markers[index].end() <= sentence_end:
+        inside: list[_Marker] = []
+        while index < len(markers) and markers[index].end <= sentence_end:
             inside.append(markers[index])
             index += 1
         if inside:
@@ -296,174 +520,186 @@ def extract_constraints(text: str) -> list[Constraint]:
     return constraints
 
 
-def _sentence_constraints(
-    text: str, start: int, end: int, markers: list[re.Match[str]]
-) -> list[Constraint]:
-    # the clause handed to the filters runs to the sentence end, terminator included,
-    # so that a question mark is seen from every clause of the question
-    tail = end + 1 if end < len(text) and text[end] in "?？" else end
-    starts = clause_starts(text, start, end)
-    accepted: list[tuple[int, re.Match[str]]] = []  # (clause start, first accepted marker)
+_PART_BREAK = re.compile(r";\s|；")
+
+
+def extract_instructions(text: str) -> list[Constraint]:
+    """Every sentence of ``text``, and every part of one between semicolons, that says
+    something, as one constraint each: for text that is all instructions, such as the
+    arguments of ``/compact`` ("keep the exact test commands; drop the debugging
+    details"). A part with markers gets their kind, one without is an obligation.
+    """
+    found: list[Constraint] = []
+    for start, end in sentences(text):
+        breaks = list(_PART_BREAK.finditer(text, start, end))
+        bounds = [start, *(m.end() for m in breaks)]
+        ends = [*(m.start() for m in breaks), end]
+        for bound, limit in zip(bounds, ends, strict=True):
+            part_start, part_end = trimmed_span(text, bound, limit)
+            piece = text[part_start:part_end]
+            inner = extract_constraints(piece)
+            if inner:
+                found.extend(
+                    replace(c, start=c.start + part_start, end=c.end + part_start) for c in inner
+                )
+                continue
+            keys, words = about(piece)
+            if keys or words:
+                found.append(
+                    Constraint(
+                        piece, ConstraintKind.OBLIGATION.value, part_start, part_end,
+                        is_negative(piece), keys, words,
+                    )
+                )  # fmt: skip
+    return found
+
+
+def _opening_kinds(
+    text: str, clauses: list[tuple[int, int]], markers: list[_Marker], tail: int
+) -> tuple[dict[int, ConstraintKind], bool]:
+    """Clause index -> kind, for each clause where an accepted marker opens a constraint,
+    and whether the sentence is an item under a rules heading (then one constraint).
+
+    The most specific kind of the clause's accepted markers wins (:data:`_PRIORITY`); an
+    item under a rules heading is an obligation unless a marker says more.
+    """
+    kinds: dict[int, ConstraintKind] = {}
+    listed: set[int] = set()
+    position = 0
     for marker in markers:
-        clause_start = max(s for s in starts if s <= marker.start())
-        if accepted and accepted[-1][0] == clause_start:
+        while position + 1 < len(clauses) and clauses[position + 1][0] <= marker.start:
+            position += 1
+        clause = clauses[position]
+        if marker.end == marker.start:
+            if not text[clause[0] : tail].rstrip().endswith(("?", "？")):
+                listed.add(position)
             continue
-        clause = text[clause_start:tail]
-        offset_start = marker.start() - clause_start
-        offset_end = marker.end() - clause_start
-        if any(f(clause, offset_start, offset_end) for f in CONSTRAINT_FILTERS):
+        if marker.start >= clause[1] or not _accepted(text, clause, marker, tail):
             continue
-        accepted.append((clause_start, marker))
+        known = kinds.get(position)
+        if known is None or _PRIORITY[marker.kind] < _PRIORITY[known]:
+            kinds[position] = marker.kind
+    for position in listed:
+        # a listed rule is one instruction ("不要修改公共接口：方法签名保持不变，…"), of
+        # the kind of its first marked clause
+        return {position: kinds[min(kinds)] if kinds else ConstraintKind.OBLIGATION}, True
+    return kinds, False
+
+
+# Leading clauses of at most this many words join the first constraint of the sentence:
+# "We still support Python 3.9, so no match statements" keeps its reason.
+_LEAD_WORDS = 12
+_DASHES = ("—", "–", " - ")
+
+
+def _openings(
+    text: str, clauses: list[tuple[int, int]], kinds: dict[int, ConstraintKind]
+) -> list[int]:
+    """The clauses that open a constraint: no fragment, no objectless reference such as
+    "I told you at the start" after an instruction (those continue the one before)."""
+    openings: list[int] = []
+    for position in sorted(kinds):
+        clause_text = text[clauses[position][0] : clauses[position][1]]
+        if openings and (is_fragment(clause_text) or is_objectless(clause_text)):
+            continue  # "never float": the tail of the clause before
+        if is_objectless(clause_text) and not _continues(text, clauses, position, kinds):
+            continue
+        openings.append(position)
+    return openings
+
+
+def _lead(
+    text: str, clauses: list[tuple[int, int]], first: int, kinds: dict[int, ConstraintKind]
+) -> int:
+    """How many clauses before the first constraint of a sentence belong to it: all of
+    them when they are short, joined by commas or colons, and say something ("We still
+    support Python 3.9, so no …") or are a marker alone ("for now, leave …", "No, remove
+    …", "不对，…"); none when they are a label or a reference ("Important: never …",
+    "Also: …", "I told you at the start: …")."""
+    if first == 0:
+        return 0
+    joints = [text[clauses[i][1] : clauses[i + 1][0]] for i in range(first)]
+    lead = text[clauses[0][0] : clauses[first - 1][1]]
+    if any(d in j for j in joints for d in _DASHES) or len(lead.split()) > _LEAD_WORDS:
+        return 0
+    if is_objectless(lead) and not (is_fragment(lead) and any(p < first for p in kinds)):
+        return 0  # "Also:", "I said that at the very beginning:": no part of the order
+    return first
+
+
+def _sentence_constraints(
+    text: str, start: int, end: int, markers: list[_Marker]
+) -> list[Constraint]:
+    tail = end + 1 if end < len(text) and text[end] in "?？" else end
+    clauses = clause_spans(text, start, end)
+    if not clauses:
+        return []
+    kinds, _ = _opening_kinds(text, clauses, markers, tail)
+    openings = _openings(text, clauses, kinds)
     result: list[Constraint] = []
-    for position, (clause_start, marker) in enumerate(accepted):
-        clause_end = accepted[position + 1][0] if position + 1 < len(accepted) else end
-        while clause_end > clause_start and text[clause_end - 1] in " \t\r\n,，:：;；":
-            clause_end -= 1
-        body = text[clause_start:clause_end]
-        identifiers = extract_identifiers(body)
-        identifier_texts = tuple(dict.fromkeys(i.text for i in identifiers))
-        entities = _entities(body, marker.start() - clause_start, identifiers)
-        if is_objectless(entities, identifier_texts):
-            continue
-        kind = marker.lastgroup or ConstraintKind.REQUIREMENT
+    for n, position in enumerate(openings):
+        last = openings[n + 1] - 1 if n + 1 < len(openings) else len(clauses) - 1
+        lead = _lead(text, clauses, position, kinds) if n == 0 else 0
+        kind = min(
+            (kinds[p] for p in range(position - lead, position + 1) if p in kinds),
+            key=_PRIORITY.__getitem__,
+        )
+        span_start = strip_lead(text, clauses[position - lead][0], clauses[last][1])
+        span_end = clauses[last][1]
+        while span_end > span_start and text[span_end - 1] in " \t\r\n,，:：;；":
+            span_end -= 1
+        body = text[span_start:span_end]
+        # what it is about: the instruction's own clause and the ones it leads with,
+        # not the reason or tail after it ("…, a tiny library", "…, never float")
+        core = _without_asides(text[span_start : min(span_end, clauses[position][1])])
+        keys, words = about(core)
+        if not keys and not words:
+            core = body  # "I told you: the schema file is generated"
+            keys, words = about(core)
+        if not keys and not words:
+            continue  # "Don't!": nothing it applies to
         result.append(
-            Constraint(body, str(kind), entities, identifier_texts, clause_start, clause_end)
+            Constraint(
+                body,
+                kind.value,
+                span_start,
+                span_end,
+                is_negative(core),
+                keys,
+                words,
+                "" if core == body else core,
+            )
         )
     return result
 
 
-# ----------------------------------------------------------------------------- survival
-
-_CUES = {
-    ConstraintKind.NEGATION: re.compile(
-        r"\b(?:not|no|never|don['’]?t|doesn['’]t|didn['’]t|mustn['’]t|shouldn['’]t|cannot"
-        r"|can['’]t|won['’]t|without|avoid\w*|forbid\w*|prohibit\w*|refrain\w*|unchanged"
-        r"|untouched|intact|preserv\w*|keep|leave)\b|不|别|禁|勿|无|避免|保持|保留",
-        re.IGNORECASE,
-    ),
-    ConstraintKind.REQUIREMENT: re.compile(
-        r"\b(?:must|always|require\w*|need(?:s|ed)?\s+to|ha(?:s|ve)\s+to|should|ensur\w*"
-        r"|make\s+sure|mandatory|every\s+time)\b|必须|务必|一定|始终|总是|要求|需要|确保|应|都要",
-        re.IGNORECASE,
-    ),
-    ConstraintKind.SCOPE: re.compile(
-        r"\b(?:only|just|solely|exclusively|limit\w*|restrict\w*|nothing\s+(?:but|else)"
-        r"|no\s+other|except)\b|只|仅|限",
-        re.IGNORECASE,
-    ),
-}
-# The same cues without IGNORECASE, for lower-cased ASCII text: the same matches there
-# (every literal above is lower case) at two thirds of the cost.
-_LOWER_CUES = {kind: re.compile(cue.pattern) for kind, cue in _CUES.items()}
-# What every ASCII match of each cue holds, lower-cased: a sentence without any of them
-# is settled by a few `in`s instead of a regex (a property test holds the two equal).
-_CUE_STEMS = {
-    ConstraintKind.NEGATION: ("no", "never", "don", "doesn", "didn", "mustn", "shouldn", "can",
-                              "won", "without", "avoid", "forbid", "prohibit", "refrain",
-                              "unchanged", "untouched", "intact", "preserv", "keep", "leave"),
-    ConstraintKind.REQUIREMENT: ("must", "always", "require", "need", "has", "have", "should",
-                                 "ensur", "make", "mandatory", "every"),
-    ConstraintKind.SCOPE: ("only", "just", "solely", "exclusively", "limit", "restrict",
-                           "nothing", "no", "except"),
-}  # fmt: skip
+_ASIDE = re.compile(r"\s*[(（][^()（）]*[)）]")
 
 
-def _ascii_cue_kinds(lowered: str) -> frozenset[str]:
-    """The cue kinds in a lower-cased ASCII sentence (as ``_CUES`` would find them)."""
-    return frozenset(
-        str(kind)
-        for kind, cue in _LOWER_CUES.items()
-        if any(stem in lowered for stem in _CUE_STEMS[kind]) and cue.search(lowered)
-    )
+def _without_asides(clause: str) -> str:
+    """``clause`` without its bracketed asides: "Never hold c.mu while calling the origin
+    (network I/O under the lock is what made p99 latency spike last month)" is about the
+    lock and the origin, not the latency. A clause that is all aside stays as it is."""
+    pieces: list[str] = []
+    position = 0
+    for aside in _ASIDE.finditer(clause):
+        before = clause[: aside.start()]
+        if before.count('"') % 2 or before.count("`") % 2 or before.count("“") > before.count("”"):
+            continue  # inside a quote: '"(line X, column Y)" suffix' is what it is about
+        pieces.append(clause[position : aside.start()])
+        position = aside.end()
+    stripped = "".join([*pieces, clause[position:]]).strip()
+    return stripped or clause
 
 
-# near-verbatim: this share of the constraint's token trigrams appear in the summary
-_VERBATIM_SHARE = 0.8
-# Which cues can carry a constraint of each kind in a summary. A scope restriction is also
-# stated as an exclusion: "use only the standard library csv module, no pandas" survives
-# as "using the standard library csv module (no pandas)" (examples/openai, which a
-# scope-cue-only rule reported as lost).
-_CARRIED_BY: dict[str, frozenset[str]] = {
-    ConstraintKind.NEGATION: frozenset({ConstraintKind.NEGATION}),
-    ConstraintKind.REQUIREMENT: frozenset({ConstraintKind.REQUIREMENT}),
-    ConstraintKind.SCOPE: frozenset({ConstraintKind.SCOPE, ConstraintKind.NEGATION}),
-}
-
-
-@dataclass(frozen=True, slots=True)
-class _Window:
-    text: str
-    words: frozenset[str]
-    grams: frozenset[str]
-    kinds: frozenset[str]
-
-
-@dataclass(frozen=True, slots=True)
-class _SummaryView:
-    squashed: str
-    shingles: frozenset[tuple[str, ...]]
-    windows: tuple[_Window, ...]
-
-
-def _shingles(tokens: list[str]) -> set[tuple[str, ...]]:
-    return {tuple(tokens[i : i + 3]) for i in range(len(tokens) - 2)}
-
-
-@functools.lru_cache(maxsize=32)
-def _summary_view(summary: str) -> _SummaryView:
-    """Everything the survival test needs from one summary, computed once per summary."""
-    squashed = squash(summary)
-    windows = []
-    for start, end in sentence_spans(summary):
-        sentence = summary[start:end]
-        if sentence.isascii():
-            kinds = _ascii_cue_kinds(sentence.lower())
-        else:
-            kinds = frozenset(str(k) for k, cue in _CUES.items() if cue.search(sentence))
-        if not kinds:
-            continue  # a sentence with no marker carries no constraint: never a window
-        windows.append(_Window(sentence, word_set(sentence), cjk_bigrams(sentence), kinds))
-    return _SummaryView(squashed, frozenset(_shingles(squashed.split(" "))), tuple(windows))
-
-
-def _entity_in(entity: str, window: _Window) -> bool:
-    if entity.isascii():
-        return entity in window.words
-    if entity in window.text:
-        return True
-    grams = bigrams(entity)
-    return len(entity) >= 3 and len(grams & window.grams) >= _BIGRAM_SHARE * len(grams)
-
-
-def _identifier_in(identifier: str, window: _Window) -> bool:
-    if identifier in window.text:
-        return True
-    core = identifier.split("(", 1)[0].rstrip("/")
-    if core and core in window.text:
-        return True
-    basename = core.replace("\\", "/").rsplit("/", 1)[-1]
-    return "/" in core and len(basename) > 2 and basename in window.text
-
-
-def constraint_survives(constraint: Constraint, summary: str) -> Survival:
-    """Whether ``summary`` carries ``constraint``: KEPT (near-)verbatim, REWORDED (the same
-    kind of marker and every entity word and identifier in one sentence), else LOST."""
-    view = _summary_view(summary)
-    squashed = squash(constraint.text)
-    if squashed and squashed in view.squashed:
-        return Survival.KEPT
-    tokens = squashed.split(" ")
-    own = _shingles(tokens)
-    near_verbatim = len(tokens) >= 5 and len(own & view.shingles) >= _VERBATIM_SHARE * len(own)
-    # the rest of the sentence is there; the marker itself must be too
-    carriers = _CARRIED_BY.get(constraint.kind, frozenset({constraint.kind}))
-    if near_verbatim and any(carriers & w.kinds for w in view.windows):
-        return Survival.KEPT
-    for window in view.windows:
-        if not carriers & window.kinds:
-            continue
-        if all(_entity_in(e, window) for e in constraint.entities) and all(
-            _identifier_in(i, window) for i in constraint.identifiers
-        ):
-            return Survival.REWORDED
-    return Survival.LOST
+def _continues(
+    text: str, clauses: list[tuple[int, int]], position: int, kinds: dict[int, ConstraintKind]
+) -> bool:
+    """Whether the clauses after an objectless opener (up to the next opener) hold words:
+    "No! Never …" has none, "that is wrong, I can see the trailers on main" has."""
+    following = position + 1
+    while following < len(clauses) and following not in kinds:
+        if not is_objectless(text[clauses[following][0] : clauses[following][1]]):
+            return True
+        following += 1
+    return False

@@ -2,9 +2,12 @@
 
 Each predicate answers "is this candidate a false positive of that kind?" and its docstring
 names the case that needed it. Identifier filters take the candidate text; constraint
-filters take the clause, and the offsets of the marker word inside it. The extractors run
-them in the order of the ``*_FILTERS`` tuples and record which one dropped a candidate
-(:func:`ctxkeep.extract.identifier_candidates`), so a wrong drop names its filter.
+filters take the clause, and the offsets of the marker word inside it; text filters take
+a clause, a line or a whole text (fragments, pasted lines, an agent's plan, ``/compact``
+omissions). The extractors run them in the order of the ``*_FILTERS`` tuples and record
+which one dropped a candidate (:func:`ctxkeep.extract.identifier_candidates`), so a
+wrong drop names its filter. docs/judgement-constraints.md lists the constraint filters
+with their cases.
 """
 
 from __future__ import annotations
@@ -18,8 +21,12 @@ from ctxkeep.extract._text import CJK_CLASS, has_cjk, words_of
 __all__ = [
     "CONSTRAINT_FILTERS",
     "IDENTIFIER_FILTERS",
+    "IMPERATIVE_ONLY",
+    "PROCESS_VERBS",
+    "TEXT_FILTERS",
     "ConstraintFilter",
     "IdentifierFilter",
+    "is_agent_plan",
     "is_assembly_mnemonic_list",
     "is_bie_inside_word",
     "is_bude_idiom",
@@ -27,19 +34,28 @@ __all__ = [
     "is_cjk_words_joined_by_slashes",
     "is_date",
     "is_epistemic_must",
+    "is_epistemic_should",
+    "is_fragment",
     "is_ip_address_or_prefix",
     "is_latin_abbreviation",
+    "is_machine_line",
     "is_narrative_statement",
+    "is_no_statement",
     "is_not_hex_digest",
+    "is_not_imperative_position",
     "is_not_only_but_also",
     "is_numbered_list",
+    "is_omission_request",
+    "is_one_shot_request",
     "is_out_of_port_range",
     "is_phatic_idiom",
     "is_plain_dotted_words",
     "is_prose_parenthesis",
     "is_quantity_only",
     "is_question",
+    "is_quoted_output_line",
     "is_register_or_suffix_list",
+    "is_repeat_request",
     "is_subordinate_clause",
     "is_unrestrictive_zhi",
     "is_words_joined_by_slashes",
@@ -256,6 +272,12 @@ IDENTIFIER_FILTERS: dict[str, tuple[IdentifierFilter, ...]] = {
 
 
 # --------------------------------------------------------------------------- constraints
+#
+# Constraint filters take the clause and the offsets of the marker inside it. The
+# marker is what made the clause a candidate: an adverb (never, always, only, just), a
+# modal (must, should, need to), a standing verb in the imperative (use, keep, avoid),
+# a suggestion (let's, we should), a choice (option 2, go with) or a correction (you
+# said, I told you, 我说过).
 
 _ASCII_WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?")
 
@@ -264,14 +286,26 @@ def _words(text: str) -> list[str]:
     return [w.lower().replace("’", "'") for w in _ASCII_WORD.findall(text)]
 
 
+def _first_word_after(clause: str, offset: int) -> str:
+    words = _words(clause[offset : offset + 40])
+    return words[0] if words else ""
+
+
 def is_question(clause: str, marker_start: int, marker_end: int) -> bool:
-    """``Should I only change the tests?`` / ``要不要修改接口？``: a question, not an order."""
+    """``Should I only change the tests?`` / ``要不要修改接口？``: a question, not an order.
+
+    A question that reproaches the agent ("why are you using github for this...?",
+    "why did you edit internal/server?") corrects it: its marker is no question.
+    """
+    if _REPROACH.match(clause, marker_start) is not None:
+        return False
     stripped = clause.rstrip()
     if stripped.endswith(("?", "？")) or stripped.endswith(("吗", "呢")):
         return True
     return any(form in clause for form in ("要不要", "是不是", "能不能", "可不可以"))
 
 
+_REPROACH = re.compile(r"why\s+(?:are|did|do|is)\s+(?:you|it)\s+(?:still\s+|now\s+)?\w+", re.I)
 _EPISTEMIC_MUST = re.compile(
     r"must(?:\s+have\s+(?!to\b)\w+|'ve\b|\s+be\s+(?:the|a|an|because|due|caused|why|where|what"
     r"|that|it|some|broken|wrong|missing|stale|cached|failing|somewhere|related)\b)",
@@ -290,6 +324,21 @@ def is_epistemic_must(clause: str, marker_start: int, marker_end: int) -> bool:
     return _EPISTEMIC_SUBJECT.search(window) is not None
 
 
+_EPISTEMIC_SHOULD = re.compile(
+    r"should(?:n['’]t|\s+not)?\s+(?:work|pass|succeed|help|fix|now|be\s+(?:fine|ok|okay|good|enough"
+    r"|done|able|there|it|the|a|an|because|easy|possible|safe|a\s+problem|an\s+issue)|have\s+been"
+    r"|get|see|find|return\s+now)\b",
+    re.IGNORECASE,
+)
+
+
+def is_epistemic_should(clause: str, marker_start: int, marker_end: int) -> bool:
+    """``that should work now`` / ``it should be fine``: an expectation, not a requirement."""
+    if not clause[marker_start:marker_end].lower().startswith("should"):
+        return False
+    return _EPISTEMIC_SHOULD.match(clause, marker_start) is not None
+
+
 _QUANTITY_AFTER_ONLY = re.compile(
     r"\s*(?:\d|one\b|two\b|three\b|four\b|five\b|six\b|seven\b|eight\b|nine\b|ten\b|a few\b"
     r"|a couple\b|a handful\b|a little\b|a bit\b|a small\b|some\b|half\b|once\b|twice\b"
@@ -302,7 +351,11 @@ _ZH_QUANTITY_AFTER_ONLY = re.compile(
 
 
 def is_quantity_only(clause: str, marker_start: int, marker_end: int) -> bool:
-    """``only 3 tests fail`` / ``只有三个测试失败``: "only" before a quantity reports a count."""
+    """``only 3 tests fail`` / ``只有三个测试失败``: "only" before a quantity reports a count.
+
+    ``only on 429`` or ``only 3 retries, at most`` are restrictions: a count is a report
+    only when a verb of being or failing follows it (see the pattern's words).
+    """
     marker = clause[marker_start:marker_end]
     if marker in ("只", "仅", "只有", "仅有"):
         return _ZH_QUANTITY_AFTER_ONLY.match(clause, marker_end) is not None
@@ -319,13 +372,21 @@ def is_not_only_but_also(clause: str, marker_start: int, marker_end: int) -> boo
 
 _PHATIC = re.compile(
     r"(?:don['’]?t|do not|never)\s+(?:worry|mind|hesitate|forget to thank)\b|never\s+mind\b"
-    r"|I must (?:say|admit|confess)|别(?:担心|客气|着急|急|在意)|不要(?:担心|客气|着急)",
+    r"|keep\s+(?:the\s+fires?\s+burning|it\s+up|up\s+the\s+good\s+work|me\s+(?:posted|updated"
+    r"|in\s+the\s+loop)|calm|going)\b"
+    r"|I must (?:say|admit|confess)|no\s+(?:problem|worries|worry|thanks|idea|way|luck|wonder"
+    r"|one|matter|longer|doubt|kidding|rush|pressure)\b"
+    r"|别(?:担心|客气|着急|急|在意)|不要(?:担心|客气|着急)",
     re.IGNORECASE,
 )
 
 
 def is_phatic_idiom(clause: str, marker_start: int, marker_end: int) -> bool:
-    """``don't worry`` / ``never mind`` / ``I must say`` / ``别担心``: politeness, not an order."""
+    """``don't worry`` / ``never mind`` / ``no problem`` / ``别担心``: politeness, not an order.
+
+    Sign-offs too: a real user ended a day with "I will come back to this tomorrow
+    morning, keep the fires burning 😂" (also "keep me posted", "keep it up").
+    """
     start = max(0, marker_start - 2)
     return (
         _PHATIC.match(clause, start) is not None or _PHATIC.match(clause, marker_start) is not None
@@ -370,17 +431,31 @@ _SUBORDINATORS = words_of(
 )
 
 
+_MAIN_SUBJECTS = words_of("we you i")
+
+
 def is_subordinate_clause(clause: str, marker_start: int, marker_end: int) -> bool:
-    """``if you don't know, ask`` / ``why don't we``: the marker sits in a condition or reason."""
-    return any(w in _SUBORDINATORS for w in _words(clause[:marker_start]))
+    """``if you don't know, ask`` / ``why don't we``: the marker sits in a condition or reason.
+
+    Without a comma the main clause may follow the condition: in "if all 3 lanes are
+    active and another would start we just show no line" the marker stands after the
+    main clause's subject (``we``), which does not open the condition.
+    """
+    before = _words(clause[:marker_start])
+    if not any(w in _SUBORDINATORS for w in before):
+        return False
+    if len(before) >= 3 and before[-1] in _MAIN_SUBJECTS:
+        return before[-2] in _SUBORDINATORS
+    return True
 
 
 # Words that may precede an order without making it a statement: "Please never ...",
-# "Also, always ...", "Important: do not ...".
+# "Also, always ...", "Important: do not ...", "No, remove this again".
 _DISCOURSE = words_of(
-    "please pls kindly and but so also then now ok okay again remember important note rule "
-    "constraint reminder warning caution nb hint tip finally first second lastly instead "
-    "going forward from here on"
+    "please pls kindly and but so also then now ok okay yes yeah yep sure right alright "
+    "again remember important note rule constraint reminder warning caution nb hint tip "
+    "finally first second third lastly instead btw oh well hey hmm ah actually no nope "
+    "going forward from here on for quick thing one more thing last let's lets let us"
 )
 # A modal or "to" before the marker makes the clause a directive: "you should never",
 # "make sure to always", "I want you to only ...".
@@ -404,6 +479,8 @@ _ZH_IMPERATIVE_LEAD = (
     "都",
     "也",
 )
+_MODALS = ("should", "need", "needs", "have to", "has to")
+_WISHES = words_of("want need like")
 
 
 def is_narrative_statement(clause: str, marker_start: int, marker_end: int) -> bool:
@@ -412,9 +489,13 @@ def is_narrative_statement(clause: str, marker_start: int, marker_end: int) -> b
     An adverb marker (never, always, only, just, don't) states a fact unless it stands
     where an order stands: first in the clause, after please/also/..., after a modal or
     ``to`` ("you should never", "make sure to always"), after ``you`` (except "just"), or
-    directly after the verb ("use only", "edit only"). ``must`` is never narrative here
-    (see :func:`is_epistemic_must`). For Chinese only 始终 needs this test: it is far more
-    often "has always been" than "always do".
+    directly after the verb ("use only", "edit only"), or in the main clause of a condition
+    ("if the cache is cold we just fetch from the origin"). ``we don't want`` / ``I don't want``
+    state a wish about the work, which is an instruction. A modal (need to, have to)
+    after ``I`` is the user's own plan ("I need to check"), not an order; ``should`` is an
+    order only after ``you`` / ``we`` (``2 ** 3 ** 2 should be 512`` describes the fix).
+    ``must`` is never narrative here (see :func:`is_epistemic_must`). For Chinese only 始终
+    needs this test: it is far more often "has always been" than "always do".
     """
     marker = clause[marker_start:marker_end]
     if marker == "始终":
@@ -422,23 +503,271 @@ def is_narrative_statement(clause: str, marker_start: int, marker_end: int) -> b
         return bool(head) and not head.endswith(_ZH_IMPERATIVE_LEAD)
     if has_cjk(marker):
         return False
-    lowered = marker.lower()
+    lowered = " ".join(marker.lower().split())
     if lowered.startswith("must"):
         return False
     before = _words(clause[:marker_start])
+    if lowered == "should":
+        # "`2 ** 3 ** 2` should be 512": how the fix behaves, not how to work; an
+        # order is "you / we should" or a "should" that opens the clause
+        head = clause[:marker_start].strip()
+        subject = any(c.isalnum() for c in head) and (
+            not before or not all(w in _DISCOURSE for w in before)
+        )
+        return subject and not (before and before[-1] in ("you", "we"))
+    if lowered.startswith(_MODALS):
+        return bool(before) and before[-1] in ("i", "i'll", "i'd")
+    if lowered not in _ADVERB_MARKERS:
+        return False
     if not before or all(w in _DISCOURSE for w in before):
+        return False
+    if _conditional_rule(before):
         return False
     if any(w in _DIRECTIVE for w in before) or before[-1] == "sure":
         return False
+    if lowered in ("don't", "do not", "dont") and _first_word_after(clause, marker_end) in _WISHES:
+        return before[-1] in ("they", "he", "she", "it")
     if "you" in before and lowered != "just":
         return not any(w in _SUBJECTS and w != "you" for w in before)
     # "use only the stdlib": the verb, then "only"
     return not (lowered == "only" and len(before) == 1 and before[0] not in _SUBJECTS)
 
 
+_CONDITIONS = words_of("if whenever unless once")
+
+
+def _conditional_rule(before: list[str]) -> bool:
+    """``if all 3 lanes are active … we just show no line``: the main clause of a
+    condition says what to do whenever it holds, a rule, not a report."""
+    return (
+        len(before) >= 3
+        and any(w in _CONDITIONS for w in before)
+        and before[-1] in ("we", "you")
+        and before[-2] not in _SUBORDINATORS
+    )
+
+
+_ADVERB_MARKERS = words_of("never always only just solely exclusively avoid") | {
+    "don't",
+    "do not",
+    "dont",
+    "don’t",
+}
+# Verbs and words that only make an instruction at the head of a clause (the imperative):
+# "use uv" is an order, "I use uv" is not.
+IMPERATIVE_ONLY = words_of(
+    "use keep prefer avoid stick leave follow respect preserve maintain retain honour honor "
+    "note stay cap favour favor reuse no stop"
+)
+_ZH_IMPERATIVE_ONLY = ("用", "使用", "改用", "采用", "换成")
+_ZH_YONG_WORDS = ("户", "于", "法", "途", "处", "到", "量")
+_ZH_VERB_LEAD = ("请", "你", "您", "就", "都", "统一", "先", "还是", "我们", "咱们", "也", "要",
+                 "以后", "今后", "每次", "一律", "全部", "只")  # fmt: skip
+
+
+def is_not_imperative_position(clause: str, marker_start: int, marker_end: int) -> bool:
+    """``I use vim`` / ``we keep getting timeouts`` / ``用户说``: a verb that is no order.
+
+    A standing verb (use, keep, avoid, prefer, stick to, ...) or a clause-opening ``no``
+    makes an instruction only in the imperative: first in the clause, after discourse
+    words (please, also, no, ok) or after ``you``. Chinese 用 / 使用 likewise only at the
+    head of a clause or after 请 / 就 / 统一 / 先 ..., and 用 only as a verb (not 用户 "user",
+    用于 "used for").
+    """
+    marker = clause[marker_start:marker_end]
+    if marker in _ZH_IMPERATIVE_ONLY:
+        if marker == "用" and clause.startswith(_ZH_YONG_WORDS, marker_end):
+            return True  # 用户 (user), 用于 (used for), 用法 (usage)
+        head = clause[:marker_start].rstrip()
+        return bool(head) and not head.endswith(_ZH_VERB_LEAD)
+    first = marker.lower().split()[0] if marker.strip() else ""
+    if first not in IMPERATIVE_ONLY:
+        return False
+    before = _words(clause[:marker_start])
+    return not all(w in _DISCOURSE or w == "you" for w in before)
+
+
+# Actions that are done once: a request to do one is no standing instruction.
+PROCESS_VERBS = words_of(
+    "commit push merge stash rebase pull fetch checkout deploy release publish tag run rerun "
+    "retry try test check verify confirm look investigate explore inspect explain describe "
+    "show tell print list open create continue proceed go start finish wait do fix debug "
+    "implement review summarize summarise compare read find search grep install build compile "
+    "revert undo clean draft file ask answer help reply send upload download generate render "
+    "draw plan think ultrathink figure analyze analyse diagnose reproduce get see give squash "
+    "amend restart rebuild redo understand know learn"
+)
+_ZH_ONCE = ("一下", "看看", "试试", "一次")
+_PERSISTENT = re.compile(
+    r"\b(?:always|never|every\s+time|each\s+time|whenever|from\s+now\s+on|going\s+forward"
+    r"|in\s+(?:the\s+)?future|for\s+now|by\s+default|at\s+all\s+times|any\s*more|ever|until"
+    r"|before\s+(?:you|committing|pushing|merging|reporting|saying|telling|each|every|any)"
+    r"|after\s+(?:each|every|any))\b|以后|今后|每次|始终|一律|从现在|默认|暂时|先不",
+    re.IGNORECASE,
+)
+_SUGGESTIONS = ("let's", "lets", "let us", "just", "should", "we should", "you should", "i want",
+                "we want", "i want you to", "i'd like", "i would like", "keep", "用", "请用",
+                "使用", "就用")  # fmt: skip
+# After a suggestion, these words come before its verb: "I'd like you to ...".
+_BEFORE_VERB = words_of("to you me us it")
+# "keep going", "keep trying": continue, now.
+_ONGOING = words_of("going trying working digging looking at")
+
+
+def is_one_shot_request(clause: str, marker_start: int, marker_end: int) -> bool:
+    """``let's stash and get the latest updates`` / ``just push it`` / ``请用 make 编译一下``.
+
+    A suggestion or ``just`` before an action done once (commit, push, run, check,
+    explain, ...; in Chinese, a verb with 一下 / 看看 / 试试) asks for that action now;
+    it stands for the session only with a word of persistence (always, every time, for
+    now, before you ..., 以后, 每次).
+    """
+    marker = " ".join(clause[marker_start:marker_end].lower().replace("’", "'").split())
+    if marker not in _SUGGESTIONS:
+        return False
+    if _PERSISTENT.search(clause) is not None or _conditional_rule(_words(clause[:marker_start])):
+        return False  # "if the cache is cold we just fetch from the origin": a rule
+    if has_cjk(marker):
+        # "请用 make 重新编译一下": 一下 / 看看 / 试试 ask for it once
+        return any(cue in clause for cue in _ZH_ONCE)
+    after = _words(clause[marker_end : marker_end + 60])
+    if marker == "keep":
+        return bool(after) and after[0] in _ONGOING
+    while after and after[0] in _BEFORE_VERB:
+        after = after[1:]
+    if not after:
+        return False
+    if after[0] == "go" and len(after) > 1 and after[1] == "with":
+        return False  # "let's go with option 1": a choice
+    return after[0] in PROCESS_VERBS
+
+
+_REMOVAL = re.compile(
+    r"\b(?:remove|delete|drop|revert|undo|take\s+(?:it|this|that)?\s*out|put\s+(?:it|this|that)?"
+    r"\s*back|get\s+rid)\b|去掉|删掉|删除|改回|还原|撤销|移除",
+    re.IGNORECASE,
+)
+
+
+_NO_STATEMENT_VERBS = words_of(
+    "is are was were be been has have had made done found left seen given taken needed "
+    "required changed happened exists exist occurred touched involved added removed"
+)
+
+
+def is_no_statement(clause: str, marker_start: int, marker_end: int) -> bool:
+    """``human talks to claude, no file changes made``: "no" + a noun that a verb follows.
+
+    "no pandas", "no match statements" forbid; "no file changes made", "no tests were
+    run" report (a real user listed a scenario this way). The verb within four words
+    after "no" tells.
+    """
+    if clause[marker_start:marker_end].lower() != "no":
+        return False
+    after = clause[marker_end : marker_end + 60].split()[:5]
+    return any(w.lower().strip(",.;:!?") in _NO_STATEMENT_VERBS for w in after[1:])
+
+
+def is_repeat_request(clause: str, marker_start: int, marker_end: int) -> bool:
+    """``run the tests again``: "again" repeats an action; only ``remove this again`` corrects.
+
+    "again" makes a correction when the clause undoes something (remove, delete, drop,
+    revert, put back, 去掉, 改回); elsewhere it asks for a one-shot action once more.
+    """
+    marker = clause[marker_start:marker_end].lower()
+    if marker not in ("again", "又", "再次"):
+        return False
+    return _REMOVAL.search(clause) is None
+
+
+_ELLIPSIS = re.compile(
+    r"(?:never|not|no|only|just|always|except|but\s+not)\s+(?:a|an|the|any|per|on|in|for|with"
+    r"|at|from|to|\d)\b",
+    re.IGNORECASE,
+)
+
+
+def is_fragment(clause: str) -> bool:
+    """``never float`` / ``always`` / ``never a parameter`` after a comma: a tail, not a clause.
+
+    From examples/openai: "Amounts must stay Decimal end to end, never float, and the
+    CSV must show them exactly" listed "never float" as a constraint of its own; the
+    tinyparse example listed "always" (from "Only tests/a.py and tests/b.py, always").
+    Fewer than three words (a Chinese character counts as half a word) is a fragment, and
+    so is a short elliptical tail of at most four words ("never a parameter", "just the *
+    in front", "not per session"): it belongs to the clause before it.
+    """
+    words = len(re.findall(r"[A-Za-z0-9_]+", clause))
+    cjk = sum(1 for c in clause if "\u4e00" <= c <= "\u9fff")
+    if words + cjk / 2 < 3:
+        return True
+    return words <= 4 and cjk == 0 and _ELLIPSIS.match(clause) is not None
+
+
+def is_quoted_output_line(line: str) -> bool:
+    """``   > │     - 5952698 fixed a bug …``: output the user pasted, quoted with ``>``.
+
+    A real session pasted ``entire list`` output this way into the question that asked
+    about it; its words are the program's, not an instruction.
+    """
+    return line.lstrip().startswith(">")
+
+
+_MACHINE_LINE = re.compile(
+    r"\s*(?:[{\[]\s*\"|\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|at\s+\S+\s+\(\S+:\d+|goroutine\s+\d+\s+\["
+    r"|File\s+\"[^\"]+\",\s+line\s+\d+|\|\s|Traceback\b|[\w.]+(?:Error|Exception):\s)"
+)
+
+
+def is_machine_line(line: str) -> bool:
+    """``{"time":"2026-02-15T20:46:19","level":"DEBUG","msg":"hook invoked",...}``.
+
+    A real user pasted a debug log of JSON records into a message (``"msg":"make me a md
+    file about the colour red in docs/, then commit it"`` inside one is no instruction);
+    the same for timestamped log lines, stack frames (``at f (a.js:1:2)``, ``File "x",
+    line 3``, ``goroutine 7 [``), error lines and git-log graph lines (``| Author: …``).
+    """
+    return _MACHINE_LINE.match(line) is not None
+
+
+_PLAN_HANDOFF = re.compile(
+    r"\s*(?:Implement the following plan|Execute the following plan)\b", re.I
+)
+
+
+def is_agent_plan(text: str) -> bool:
+    """``Implement the following plan: # Fix Gemini Transcript Parsing …``: the agent's plan.
+
+    Claude Code hands an approved plan back as a user message; its steps ("Add a custom
+    UnmarshalJSON", "use directly") are the agent's own imperatives, written by the model
+    before the user approved them. In such text only explicit markers (never, must, do
+    not, only) count, not casual imperatives or suggestions.
+    """
+    return _PLAN_HANDOFF.match(text) is not None
+
+
+_OMISSION = re.compile(
+    r"\s*(?:(?:please\s+)?(?:drop|omit|skip|leave\s+out|exclude|ignore|forget|remove|cut|trim)\b"
+    r"|no\s+need\s+(?:for|to)\b|(?:don['’]?t|do\s+not|never)\s+(?:include|mention|keep|bother)\b"
+    r"|不要(?:包含|提|保留|写)|省略|去掉|忽略|不用|删掉)",
+    re.IGNORECASE,
+)
+
+
+def is_omission_request(text: str) -> bool:
+    """``drop the precedence debugging details`` in ``/compact`` instructions.
+
+    From the tinyparse example: ``/compact keep the exact test commands …; drop the
+    precedence debugging details``. An instruction to leave something out of the summary
+    is followed by leaving it out: its absence is no loss.
+    """
+    return _OMISSION.match(text) is not None
+
+
 CONSTRAINT_FILTERS: tuple[ConstraintFilter, ...] = (
     is_question,
     is_epistemic_must,
+    is_epistemic_should,
     is_quantity_only,
     is_not_only_but_also,
     is_phatic_idiom,
@@ -447,4 +776,20 @@ CONSTRAINT_FILTERS: tuple[ConstraintFilter, ...] = (
     is_bude_idiom,
     is_subordinate_clause,
     is_narrative_statement,
+    is_not_imperative_position,
+    is_one_shot_request,
+    is_repeat_request,
+    is_no_statement,
 )
+"""Filters of one marker in its clause, in the order they run."""
+
+TEXT_FILTERS: tuple[Callable[[str], bool], ...] = (
+    is_fragment,
+    is_quoted_output_line,
+    is_machine_line,
+    is_agent_plan,
+    is_omission_request,
+)
+"""Filters of a whole text or line: a fragment clause joins its neighbour, pasted lines
+and plans are not read for casual instructions, omission requests in ``/compact``
+instructions are not judged."""

@@ -106,7 +106,7 @@ def judge_compaction(session: Session, compaction: Compaction) -> CompactionVerd
     if not view.has_history:
         return CompactionVerdict(index, False, "the history it replaced is not in the log")
     lost = tuple(
-        Instruction(j.constraint.text, j.constraint.kind, j.event.line)
+        Instruction(j.constraint.text, j.constraint.kind, j.line)
         for j in view.constraints
         if not j.kept
     )
@@ -139,7 +139,7 @@ def standing_instructions(session: Session) -> tuple[Instruction, ...]:
         after = newest.end_seq or newest.start_seq
         view = RuleContext(session).view(newest)
         found.extend(
-            Instruction(j.constraint.text, j.constraint.kind, j.event.line)
+            Instruction(j.constraint.text, j.constraint.kind, j.line)
             for j in view.constraints
             if j.kept
         )

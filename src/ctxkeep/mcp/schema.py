@@ -142,6 +142,9 @@ class ConstraintDict(TypedDict):
     seq: int
     line: int
     source: str
+    origin: Literal["message", "rejection", "compact", "quoted"]
+    inherited_from: int | None
+    carried_as: str | None
 
 
 class InventedDict(TypedDict):

@@ -50,6 +50,9 @@ def diff_to_dict(d: CompactionDiff) -> dict[str, Any]:
                 "seq": r.seq,
                 "line": r.line,
                 "source": r.source,
+                "origin": r.origin,
+                "inherited_from": r.inherited_from,
+                "carried_as": r.carried_as,
             }
             for r in d.constraints
         ],
@@ -68,6 +71,13 @@ def render_diff_json(d: CompactionDiff) -> str:
 
 def _tokens(n: int | None) -> str:
     return "?" if n is None else f"{n:,}"
+
+
+_ORIGIN_NOTE = {
+    "rejection": " (typed rejecting a tool call)",
+    "compact": " (/compact arguments)",
+    "quoted": " (quoted by the previous summary; typed before the log begins)",
+}
 
 
 def render_diff_text(d: CompactionDiff) -> str:
@@ -89,13 +99,22 @@ def render_diff_text(d: CompactionDiff) -> str:
     if not d.has_history:
         lines.append("  nothing it replaced is in the log: nothing to compare")
     lines.append("")
-    lines.append(f"constraints ({len(d.constraints)}):")
+    inherited = sum(1 for r in d.constraints if r.inherited_from is not None)
+    note = f", {inherited} inherited from earlier summaries" if inherited else ""
+    lines.append(f"constraints ({len(d.constraints)}{note}):")
     if not d.constraints:
         lines.append("  none")
     for r in d.constraints:
         where = f"line {r.line}" if r.line else f"seq {r.seq}"
-        lines.append(f"  {_SURVIVAL_MARK[r.survival.value]}  {r.text}")
-        lines.append(f"            from {where}: {r.source}")
+        lines.append(f"  {_SURVIVAL_MARK[r.survival.value]}  {r.text}  [{r.kind}]")
+        origin = _ORIGIN_NOTE.get(r.origin, "")
+        if r.inherited_from:
+            origin += f", inherited: replaced by compaction {r.inherited_from}"
+        elif r.inherited_from == 0:
+            origin += ", inherited from a summary older than the log"
+        lines.append(f"            from {where}{origin}: {r.source}")
+        if r.survival.value == "reworded" and r.carried_as:
+            lines.append(f"            as: {r.carried_as}")
     lines.append("")
     lines.append(f"invented items ({len(d.invented)}):")
     if not d.invented:

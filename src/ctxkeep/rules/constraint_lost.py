@@ -12,29 +12,47 @@ __all__ = ["ConstraintLost"]
 
 
 class ConstraintLost(Rule):
-    """A standing instruction from the user, in the history the summary replaced, is gone.
+    """A standing instruction of the user is no longer carried by the summary.
 
-    Constraints are found by their form: imperative negation (do not / don't / never /
-    不要 / 别 / 禁止 / 不得 / 切勿), standing requirement (must / always / make sure / 必须
-    / 务必 / 一定要 / 始终), scope restriction (only / just / 只 / 仅 / 只能). Only the
-    user's own messages among the events this summary replaced count: injected context
-    (system reminders, AGENTS.md, earlier summaries) is re-injected every turn and is not
-    a loss, and text before the previous compaction was that summary's to keep. A
-    constraint survives when the summary carries it, reworded or not, as long as its
-    entity words (the file, the API, the command) co-occur in the summary.
+    Real users rarely write "must" or "never". A standing instruction is found in the
+    forms they use, English or Chinese, each with its kind: a prohibition ("don't touch
+    the parser", "let's avoid mocks", "不要修改公共接口"), an obligation ("always run the
+    tests first", "keep the field order", "每次改完都要跑测试"), a preference or style
+    ("please use uv", "keep it short", "尽量用标准库"), a scope limit ("only touch
+    src/cache/", "just the parser for now", "先只改 README"), a chosen option ("option 2 is
+    fine, and add a log line", "方案二") or a correction ("you said X, but Y", "no, remove
+    this again", "我说过不要改接口"). One-shot requests ("yes please commit", "run the
+    tests again"), questions, reports ("I just looked") and text the user pasted are not
+    standing instructions.
 
-    Level: error when fewer than half of the compaction's constraints survive, else warn.
+    User text is read where it really is: typed and queued messages, the feedback typed
+    while rejecting a tool call (it arrives inside the tool result), and the arguments of
+    ``/compact`` (judged against that summary only). Injected context (system reminders,
+    AGENTS.md, earlier summaries) is re-injected every turn and never counts.
+
+    Instructions are followed across compactions: the ones a summary carried are judged
+    again at the next compaction, beside those of the text it replaced, so an
+    instruction kept by the first summary and dropped by the second is lost at the
+    second. The finding says how many of the judged instructions were inherited.
+
+    An instruction survives when the summary keeps it verbatim or reworded: one of its
+    sentences names the instruction's key entities (paths, names, numbers, quoted words)
+    and content words (stemmed; Chinese segmented), with the same polarity (a kept "do
+    not" must stay a negation). ``ctxkeep diff`` shows which were reworded, and how.
+
+    Level: error when fewer than half of the judged instructions survive, else warn.
     After compaction the agent keeps working confidently without the instruction.
 
-    Example: the user said "do not change the public API of the parser"; the summary
-    says "we refactored the parser" and nothing about its API.
+    Example: the user said "Only cache per user id, not per session"; the first summary
+    says "Caching is keyed on the user id alone, never the session" (reworded, kept); the
+    second summary mentions the cache but not the key: lost at compaction 2.
     """
 
     id = "CK003"
     name = "constraint-lost"
     level = Severity.ERROR
     level_note = "error if fewer than half survive, else warn"
-    summary = "a user's standing instruction in the replaced history is not in the summary"
+    summary = "a user's standing instruction is no longer carried by the summary"
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for view in ctx.views():
@@ -44,14 +62,17 @@ class ConstraintLost(Rule):
                 continue
             total = len(judged)
             kept = total - len(lost)
+            inherited = sum(1 for j in judged if j.inherited)
             level = Severity.ERROR if kept * 2 < total else Severity.WARN
             index = view.compaction.index
+            note = f"; {inherited} inherited from earlier summaries" if inherited else ""
             yield self.finding(
                 ctx,
-                f"{len(lost)} of {total} session constraints did not survive compaction "
-                f"{index} ({100 * kept // total}% kept)",
+                f"{len(lost)} of {total} standing instructions did not survive compaction "
+                f"{index} ({100 * kept // total}% kept{note})",
                 level=level,
                 compaction=index,
-                events=[j.event for j in lost],
+                events=[j.event for j in lost if j.event is not None],
+                lines=[j.source.line for j in lost if j.event is None],
                 items=dict.fromkeys(j.constraint.text for j in lost),
             )

@@ -9,20 +9,34 @@ from __future__ import annotations
 
 import unicodedata
 from bisect import bisect_right
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from enum import StrEnum
 from functools import cached_property
 
 from ctxkeep.extract import (
     Constraint,
+    ConstraintKind,
     SourceIndex,
     Survival,
-    constraint_survives,
     extract_constraints,
+    judge_survival,
+    rejection_feedback,
 )
+from ctxkeep.extract.choices import chosen_labels, option_title
+from ctxkeep.extract.constraints import extract_instructions
+from ctxkeep.extract.filters import is_omission_request
+from ctxkeep.extract.survival import text_carried
+from ctxkeep.extract.user_text import quoted_user_messages
 from ctxkeep.log.model import Compaction, CompactionStatus, Event, EventKind, Session
 
-__all__ = ["CompactionView", "JudgedConstraint", "RuleContext", "is_user_instruction"]
+__all__ = [
+    "CompactionView",
+    "JudgedConstraint",
+    "RuleContext",
+    "UserText",
+    "is_user_instruction",
+]
 
 
 def is_user_instruction(event: Event) -> bool:
@@ -44,18 +58,85 @@ def _normal_form(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
+class Origin(StrEnum):
+    """Where a piece of user text was read."""
+
+    MESSAGE = "message"
+    """A message the user typed (queued input included)."""
+    REJECTION = "rejection"
+    """What the user typed while rejecting a tool call (inside its tool result)."""
+    COMPACT = "compact"
+    """The arguments of a manual ``/compact``: instructions to that summary."""
+    QUOTED = "quoted"
+    """A message the previous summary quotes that the log does not hold (typed before
+    the log's first line): it was carried by that summary."""
+
+
+@dataclass(frozen=True, slots=True)
+class UserText:
+    """A piece of user text read for standing instructions.
+
+    ``event`` is the event it stands in, and ``text`` starts at ``offset`` in
+    ``event.text``; without an event (``/compact`` arguments, quoted messages) ``line``
+    is where the log holds it.
+    """
+
+    text: str
+    origin: Origin
+    event: Event | None = None
+    offset: int = 0
+    line: int = 0
+
+
 @dataclass(frozen=True, slots=True)
 class JudgedConstraint:
-    """A constraint from a user message the summary replaced, and what became of it."""
+    """A standing instruction judged at one compaction, and what became of it.
+
+    ``inherited_from`` is None when the instruction stood in the text this compaction
+    replaced; else the index of the compaction whose replaced text held it (0: a summary
+    older than the log quoted it), which every summary since carried (kept or reworded).
+    ``carrier`` is the summary sentence that carries it reworded (None when kept
+    verbatim or lost).
+    """
 
     constraint: Constraint
-    event: Event
+    source: UserText
     survival: Survival
+    inherited_from: int | None = None
+    carrier: str | None = None
+    referent: str | None = None
+
+    @property
+    def event(self) -> Event | None:
+        return self.source.event
+
+    @property
+    def line(self) -> int:
+        """The log line where the instruction stands (0 when the log does not say)."""
+        return self.source.event.line if self.source.event is not None else self.source.line
 
     @property
     def kept(self) -> bool:
-        """Kept verbatim or reworded (entity words co-occur): either way, it survived."""
+        """Kept verbatim or reworded: either way, it survived."""
         return self.survival is not Survival.LOST
+
+    @property
+    def inherited(self) -> bool:
+        return self.inherited_from is not None
+
+
+def user_texts(events: tuple[Event, ...], skip: frozenset[str] = frozenset()) -> Iterator[UserText]:
+    """The user text among ``events``: typed messages, and the feedback typed while
+    rejecting a tool call (:func:`~ctxkeep.extract.rejection_feedback`). ``skip``: texts
+    that are a ``/compact`` command's arguments (judged with their own compaction)."""
+    for event in events:
+        if is_user_instruction(event):
+            if event.text.strip() not in skip:
+                yield UserText(event.text, Origin.MESSAGE, event)
+        elif event.kind is EventKind.TOOL_RESULT:
+            feedback = rejection_feedback(event.text)
+            if feedback is not None:
+                yield UserText(feedback[1], Origin.REJECTION, event, feedback[0])
 
 
 class CompactionView:
@@ -67,11 +148,13 @@ class CompactionView:
         compaction: Compaction,
         replaced_by: Mapping[int, int],
         outliving: tuple[Event, ...],
+        judged: Callable[[int], tuple[JudgedConstraint, ...]] | None = None,
     ) -> None:
         self.session = session
         self.compaction = compaction
         self._replaced_by = replaced_by
         self._outliving = outliving
+        self._judged = judged
 
     @cached_property
     def shadowed(self) -> tuple[Event, ...]:
@@ -156,33 +239,70 @@ class CompactionView:
         """
         return SourceIndex(self._source_tier(results=False), bulk=self._source_tier(results=True))
 
-    @cached_property
-    def constraints(self) -> tuple[JudgedConstraint, ...]:
-        """Constraints of the user messages this summary replaced, each judged once.
+    def own_texts(self, compact_arguments: frozenset[str] = frozenset()) -> Iterator[UserText]:
+        """The user text this compaction replaced, and its ``/compact`` arguments.
 
-        Only non-injected user messages among the shadowed events count: earlier text was
-        folded into the previous summary and is not this summary's to lose (one real log
-        reported 561 constraints where the compaction replaced 141). A manual
-        compaction's instructions are not counted: they steer the summary ("focus on the
-        parser") rather than stand for the session. A constraint repeated verbatim is
-        counted once, at its first appearance. Empty when there is no summary to judge.
+        Injected context (system reminders, AGENTS.md, earlier summaries) is re-injected
+        every turn and is never a loss; text before the previous compaction was that
+        summary's to keep (it comes back here only as an inherited constraint).
         """
-        summary = self.summary
-        if summary is None:
+        if self.compaction.instructions and self.compaction.instructions.strip():
+            yield UserText(self.compaction.instructions, Origin.COMPACT, line=self.compaction.line)
+        yield from user_texts(self.shadowed, compact_arguments)
+
+    @property
+    def constraints(self) -> tuple[JudgedConstraint, ...]:
+        """The standing instructions judged at this compaction, each once: those of the
+        user text it replaced, then those earlier summaries carried into it (inherited).
+        Empty when there is no summary to judge (see :meth:`RuleContext.judged`)."""
+        if self._judged is None:
             return ()
-        seen: set[str] = set()
-        judged: list[JudgedConstraint] = []
-        for event in self.shadowed:
-            if not is_user_instruction(event):
+        return self._judged(self.compaction.index)
+
+
+_Found = tuple[Constraint, UserText, "str | None"]
+# How many of the agent's messages before an answer may hold the options it picks from.
+_ANSWERED = 5
+
+
+def _own_constraints(
+    view: CompactionView,
+    compact_arguments: frozenset[str],
+    agent_before: Callable[[int], list[str]],
+) -> list[_Found]:
+    """The instructions of the user text ``view`` replaced, each normal form once, with
+    what each chosen option chose."""
+    seen: set[str] = set()
+    found: list[_Found] = []
+    for text in view.own_texts(compact_arguments):
+        # /compact arguments are all instructions, markers or not
+        extract = extract_instructions if text.origin is Origin.COMPACT else extract_constraints
+        for constraint in extract(text.text):
+            if text.origin is Origin.COMPACT and is_omission_request(constraint.text):
+                continue  # "drop the debugging details": followed by leaving it out
+            key = _normal_form(constraint.text)
+            if key in seen:
                 continue
-            for constraint in extract_constraints(event.text):
-                key = _normal_form(constraint.text)
-                if key in seen:
-                    continue
-                seen.add(key)
-                survival = constraint_survives(constraint, summary)
-                judged.append(JudgedConstraint(constraint, event, survival))
-        return tuple(judged)
+            seen.add(key)
+            referent = None
+            if constraint.kind == ConstraintKind.CHOICE and text.event is not None:
+                referent = _chosen(constraint.text, agent_before(text.event.seq))
+            found.append((constraint, text, referent))
+    return found
+
+
+def _chosen(answer: str, agent_texts: list[str]) -> str | None:
+    titles = [option_title(agent_texts, label) for label in chosen_labels(answer)]
+    return "; ".join(t for t in titles if t) or None
+
+
+def _judge(found: _Found, summary: str, carrier: str | None, since: int | None) -> JudgedConstraint:
+    constraint, text, referent = found
+    verdict = judge_survival(constraint, summary, also=(referent,) if referent else ())
+    if verdict.survival is Survival.LOST and carrier is not None and text_carried(carrier, summary):
+        # the later summary copies the earlier summary's wording of the instruction
+        return JudgedConstraint(constraint, text, Survival.REWORDED, since, carrier, referent)
+    return JudgedConstraint(constraint, text, verdict.survival, since, verdict.carrier, referent)
 
 
 class RuleContext:
@@ -229,9 +349,131 @@ class RuleContext:
         """The (cached) view of one of this session's compactions."""
         view = self._views.get(compaction.index)
         if view is None:
-            view = CompactionView(self.session, compaction, self._replaced_by, self._outliving)
+            view = CompactionView(
+                self.session, compaction, self._replaced_by, self._outliving, self.judged
+            )
             self._views[compaction.index] = view
         return view
+
+    def constraint_counts(self) -> tuple[int, int]:
+        """``(total, kept)`` over the session: each standing instruction counted once,
+        however many compactions judged it; kept when no summary ever lost it."""
+        lost: dict[str, bool] = {}
+        for judged in self._timeline.values():
+            for j in judged:
+                key = _normal_form(j.constraint.text)
+                lost[key] = lost.get(key, False) or not j.kept
+        return len(lost), sum(1 for was_lost in lost.values() if not was_lost)
+
+    @cached_property
+    def _agent_messages(self) -> tuple[list[int], list[str]]:
+        seqs: list[int] = []
+        texts: list[str] = []
+        for e in self.session.events:
+            if e.kind is EventKind.MESSAGE and e.role == "assistant" and e.injected is None:
+                seqs.append(e.seq)
+                texts.append(e.text)
+        return seqs, texts
+
+    def _agent_text_before(self, seq: int) -> list[str]:
+        """The agent's last few messages before event ``seq``, latest first: what a
+        user's answer answers."""
+        seqs, texts = self._agent_messages
+        at = bisect_right(seqs, seq - 1)
+        return texts[max(0, at - _ANSWERED) : at][::-1]
+
+    @cached_property
+    def _typed(self) -> tuple[str, ...]:
+        """Every piece of user text the log holds, in normal form."""
+        return tuple(_normal_form(t.text) for t in user_texts(self.session.events))
+
+    def _quoted(
+        self, compaction: Compaction, previous: Compaction | None
+    ) -> list[JudgedConstraint]:
+        """Instructions of the messages the previous summary quotes that the log does not
+        hold: typed before a mid-session log's first line, carried by that summary."""
+        text = compaction.previous_summary
+        if not text:
+            return []
+        since = previous.index if previous is not None else compaction.index - 1
+        line = previous.summary_line if previous is not None else 0
+        found: list[JudgedConstraint] = []
+        for _, quote in quoted_user_messages(text):
+            key = _normal_form(quote.strip(" .…"))
+            if not key or any(key in typed or typed in key for typed in self._typed if typed):
+                continue
+            source = UserText(quote, Origin.QUOTED, line=line)
+            found.extend(
+                JudgedConstraint(c, source, Survival.KEPT, since)
+                for c in extract_constraints(quote)
+            )
+        return found
+
+    def judged(self, index: int) -> tuple[JudgedConstraint, ...]:
+        """The standing instructions judged at compaction ``index`` (see :attr:`_timeline`)."""
+        return self._timeline.get(index, ())
+
+    @cached_property
+    def _timeline(self) -> dict[int, tuple[JudgedConstraint, ...]]:
+        """Every compaction's judged instructions, following them across compactions.
+
+        Walking the compactions in order: the instructions a summary carried (kept or
+        reworded) are judged again at the next compaction beside those of the text it
+        replaced, until a summary drops one (lost there: real instructions decay that
+        way, kept by the first summary and gone after the second) or the session ends.
+        A repeated instruction counts once, from where it was last said. Instructions
+        whose message is still in context at a compaction (kept beside the summary, or
+        never replaced) are not judged there. A compaction without a readable summary
+        (encrypted, empty, failed) judges nothing and passes everything on. ``/compact``
+        arguments are judged at their own compaction only: they steer that summary.
+        """
+        arguments = frozenset(
+            c.instructions.strip() for c in self.session.compactions if c.instructions
+        )
+        carried: list[JudgedConstraint] = []
+        timeline: dict[int, tuple[JudgedConstraint, ...]] = {}
+        previous: Compaction | None = None
+        for compaction in self.session.compactions:
+            if compaction.status is not CompactionStatus.SUMMARISED:
+                continue
+            view = self.view(compaction)
+            own = _own_constraints(view, arguments, self._agent_text_before)
+            summary = view.summary
+            own_keys = {_normal_form(c.text) for c, _, _ in own}
+            inherited = [j for j in carried if _normal_form(j.constraint.text) not in own_keys]
+            known = own_keys | {_normal_form(j.constraint.text) for j in inherited}
+            inherited += [
+                j
+                for j in self._quoted(compaction, previous)
+                if _normal_form(j.constraint.text) not in known
+            ]
+            previous = compaction
+            if summary is None:
+                carried = inherited + [
+                    JudgedConstraint(c, t, Survival.KEPT, compaction.index, referent=r)
+                    for c, t, r in own
+                    if t.origin is not Origin.COMPACT
+                ]
+                continue
+            in_context = {e.seq for e in view.visible} | set(compaction.preserved_seqs)
+            judged = [_judge(found, summary, None, None) for found in own]
+            still: list[JudgedConstraint] = []
+            for j in inherited:
+                if j.event is not None and j.event.seq in in_context:
+                    still.append(j)
+                    continue
+                found = (j.constraint, j.source, j.referent)
+                judged.append(_judge(found, summary, j.carrier, j.inherited_from))
+            # in the order they were given: the oldest inherited first, then this one's own
+            order = {id(j): n for n, j in enumerate(judged)}
+            judged.sort(key=lambda j: (j.inherited_from or compaction.index, order[id(j)]))
+            timeline[compaction.index] = tuple(judged)
+            carried = still + [
+                j if j.inherited else replace(j, inherited_from=compaction.index)
+                for j in judged
+                if j.kept and j.source.origin is not Origin.COMPACT
+            ]
+        return timeline
 
     def views(self) -> Iterator[CompactionView]:
         """Views of every compaction, in order."""

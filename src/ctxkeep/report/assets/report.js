@@ -47,7 +47,7 @@
     if (!d.has_history) box.appendChild(el("p", "ck-note", "nothing this compaction replaced is in the log: nothing to compare"));
     var bySeq = {};
     if (d.constraints.length) {
-      box.appendChild(el("h4", null, "Constraints of the replaced history"));
+      box.appendChild(el("h4", null, "Standing instructions judged at this compaction"));
       var list = el("ul", "ck-constraints");
       d.constraints.forEach(function (c, k) {
         c.anchor = box.id + "-c" + k;
@@ -56,6 +56,9 @@
         li.setAttribute("data-survival", c.survival);
         li.appendChild(el("span", "ck-badge ck-" + c.survival, c.survival));
         li.appendChild(el("span", "ck-constraint-text", c.text));
+        if (c.inherited_from) {
+          li.appendChild(el("span", "ck-note", " (carried by earlier summaries; said before compaction " + c.inherited_from + ")"));
+        }
         li.appendChild(document.createTextNode(" "));
         var a = el("a", "ck-goto", c.line ? "line " + c.line : "seq " + c.seq);
         a.title = d.path + (c.line ? ":" + c.line : "") + " \u2014 " + c.source;
