@@ -16,10 +16,10 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ctxkeep.compactor.result import Decision
+from ctxkeep.log.source import cap_problems, read_regular
 
 __all__ = [
     "RECEIPT_VERSION",
@@ -118,7 +118,7 @@ def read_receipts(path: str | os.PathLike[str]) -> ReceiptFile:
     """Read every trusted run of ``path``; never raises (an unreadable file has problems)."""
     shown = os.fspath(path)
     try:
-        data = Path(path).read_bytes()
+        data = read_regular(path)  # a FIFO or a device is refused, never read (issue 14)
     except OSError as exc:
         return ReceiptFile(shown, (), ((0, f"cannot read: {exc.strerror or exc}"),))
     runs: list[ReceiptRun] = []
@@ -159,7 +159,7 @@ def read_receipts(path: str | os.PathLike[str]) -> ReceiptFile:
             problems.append((lineno, f"unknown receipt kind {obj.get('kind')!r}"))
     if pending:
         problems.append((pending[0][0], "run has no run line (cut short): not trusted"))
-    return ReceiptFile(shown, tuple(runs), tuple(problems))
+    return ReceiptFile(shown, tuple(runs), tuple(cap_problems(problems)))
 
 
 def _close_run(

@@ -66,7 +66,14 @@ import msgspec
 
 from ctxkeep.log.adapters.base import ReadOptions, SessionBuilder
 from ctxkeep.log.model import Compaction, CompactionStatus, Event, EventKind, Session
-from ctxkeep.log.source import Head, Record, decode_json, iter_records
+from ctxkeep.log.source import (
+    Head,
+    Record,
+    decode_json,
+    iter_records,
+    open_regular,
+    read_regular,
+)
 from ctxkeep.messages import (
     compaction_summaries,
     message_prose,
@@ -208,15 +215,19 @@ def _is_multiline_document(peek: bytes) -> bool:
     return False
 
 
-def _entries(path: Path) -> Iterator[_Item]:
-    """The entries of ``path`` in order. Streamed: a message is decoded when its turn
-    comes and dropped once read, so a large log never holds every decoded message at once
-    (which also kept the garbage collector walking them all)."""
-    try:
-        with path.open("rb") as fh:
-            peek = fh.read(_PEEK_BYTES)
-    except OSError:
-        peek = b""  # iter_records reports why (a folder, no such file, no permission)
+def _entries(path: Path | bytes) -> Iterator[_Item]:
+    """The entries of ``path`` (or of content already read: bytes) in order. Streamed: a
+    message is decoded when its turn comes and dropped once read, so a large log never
+    holds every decoded message at once (which also kept the garbage collector walking
+    them all)."""
+    if isinstance(path, bytes):
+        peek = path[:_PEEK_BYTES]
+    else:
+        try:
+            with open_regular(path) as fh:  # never blocks on a FIFO (issue 14)
+                peek = fh.read(_PEEK_BYTES)
+        except OSError:
+            peek = b""  # iter_records reports why (a folder, no such file, no permission)
     if b"\x00" in peek[:8192]:  # binary: a problem of the file, not of a message in it
         for p in iter_records(path):
             if not isinstance(p, Record):
@@ -228,7 +239,7 @@ def _entries(path: Path) -> Iterator[_Item]:
         yield from _jsonl_entries(path)
 
 
-def _jsonl_entries(path: Path) -> Iterator[_Item]:
+def _jsonl_entries(path: Path | bytes) -> Iterator[_Item]:
     index = 0
     for record in iter_records(path):
         if not isinstance(record, Record):
@@ -254,9 +265,9 @@ def _jsonl_entries(path: Path) -> Iterator[_Item]:
             index += 1
 
 
-def _document_entries(path: Path) -> Iterator[_Item]:
+def _document_entries(path: Path | bytes) -> Iterator[_Item]:
     try:
-        data = path.read_bytes()
+        data = path if isinstance(path, bytes) else read_regular(path)
     except OSError as exc:
         yield _Item(-1, 0, problem=f"cannot open: {exc.strerror or exc}")
         return
@@ -655,7 +666,7 @@ def _messages_in_peek(path: Path) -> list[Any] | None:
     """The whole messages at the start of a document too big or too broken to decode;
     None when the file is not a document spread over lines."""
     try:
-        with path.open("rb") as fh:
+        with open_regular(path) as fh:  # never blocks on a FIFO (issue 14)
             peek = fh.read(_PEEK_BYTES)
     except OSError:
         return None
