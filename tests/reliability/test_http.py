@@ -102,7 +102,7 @@ def test_a_redirect_elsewhere_is_not_followed_with_the_key() -> None:
         location = f"Location: {other}\r\n"
         redirect = _reply(b"", "302 Found", location)
         with raw_server(lambda c, _: c.sendall(redirect)) as (url, seen):
-            with pytest.raises(ScorerError, match="HTTP 302 .*redirect to .*not followed"):
+            with pytest.raises(ScorerError, match=r"HTTP 302 .*redirect to .*not followed"):
                 HttpScorer(url, KEY, timeout=5).score(REQUEST)
             assert len(seen) == 1
         assert other_seen == []
