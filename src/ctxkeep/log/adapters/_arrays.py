@@ -165,7 +165,10 @@ def _injected_user_kind(text: str) -> str | None:
 # Tokens that decide JSON structure: whole strings (a string never holds a raw newline),
 # brackets, commas and newlines. Used on a peek at the file's start, and to salvage the
 # whole messages of a document that does not decode.
-_TOKEN = re.compile(rb'"[^"\\\n]*(?:\\.[^"\\\n]*)*"|[\[\]{},\n]')
+# A string token ends at its closing quote or, unterminated, at the end of its line: it
+# always matches, so a scan never starts again inside a string (an unterminated string of
+# 32,000 escaped quotes took 2 min 18 s to scan, issue 14).
+_TOKEN = re.compile(rb'"[^"\\\n]*(?:\\.[^"\\\n]*)*"?|[\[\]{},\n]')
 _BYTE_OFFSET = re.compile(r"\(byte (\d+)\)")
 _MESSAGES_KEY = re.compile(rb'\s*"messages"\s*:\s*\[')
 _PEEK_BYTES = 1 << 16
