@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
-from ctxkeep.baseline import BaselineError, load_baseline, write_baseline
+from ctxkeep.baseline import BaselineError, read_baseline, write_baseline
 from ctxkeep.cli import exit_codes
 from ctxkeep.cli.options import log_format_option, summary_index_option
 from ctxkeep.config import AuditConfig, ConfigError, find_config
@@ -123,11 +123,16 @@ class AuditOptions:
         self.select = _split(select)
         self.ignore = _split(ignore)
         self.baseline: frozenset[str] = frozenset()
+        self.stale_baseline: str | None = None
         if baseline is not None:
             try:
-                self.baseline = load_baseline(baseline)
+                read = read_baseline(baseline)
             except BaselineError as exc:
                 usage_error(str(exc))
+            if read.stale is None:
+                self.baseline = read.fingerprints
+            else:
+                self.stale_baseline = f"{baseline}: {read.stale}"
 
     def guard_inputs(self, inputs: Sequence[str]) -> None:
         """Refuse to write a baseline over one of the logs being read."""
@@ -147,7 +152,9 @@ def finish(result: AuditResult, opts: AuditOptions) -> NoReturn:
     except BrokenPipeError:
         # The reader (``| head``) went away: say nothing more on stdout, keep the code.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    if opts.baseline and not any(s.baselined for s in result.sessions):
+    if opts.stale_baseline is not None:
+        click.echo(f"ctxkeep: warning: baseline {opts.stale_baseline}", err=True)
+    elif opts.baseline and not any(s.baselined for s in result.sessions):
         click.echo("ctxkeep: note: the baseline matched no finding; is it stale?", err=True)
     if opts.write_baseline is not None:
         n = write_baseline(opts.write_baseline, result.findings)
