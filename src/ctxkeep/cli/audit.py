@@ -15,7 +15,12 @@ import click
 
 from ctxkeep.baseline import BaselineError, read_baseline, write_baseline
 from ctxkeep.cli import exit_codes
-from ctxkeep.cli.options import log_format_option, summary_index_option
+from ctxkeep.cli.options import (
+    log_format_option,
+    masked_output,
+    show_secrets_option,
+    summary_index_option,
+)
 from ctxkeep.config import AuditConfig, ConfigError, find_config
 from ctxkeep.findings import Severity
 from ctxkeep.log.adapters import ReadOptions
@@ -73,6 +78,7 @@ def audit_options(*, rule_selection: bool = True) -> Callable[[F], F]:
             ),
             log_format_option,
             summary_index_option,
+            show_secrets_option,
         ]
         if rule_selection:
             options += [
@@ -107,9 +113,11 @@ class AuditOptions:
         write_baseline: Path | None,
         log_format: str | None,
         summary_index: int | None,
+        show_secrets: bool = False,
         select: Sequence[str] = (),
         ignore: Sequence[str] = (),
     ) -> None:
+        self.show_secrets = show_secrets
         try:
             self.config: AuditConfig = find_config(Path.cwd())
         except ConfigError as exc:
@@ -147,7 +155,9 @@ class AuditOptions:
 def finish(result: AuditResult, opts: AuditOptions) -> NoReturn:
     """Write the report, the baseline if asked, and exit with the right code."""
     try:
-        sys.stdout.write(render(opts.report_format, result))
+        sys.stdout.write(
+            masked_output(render(opts.report_format, result, show_secrets=True), opts.show_secrets)
+        )
         sys.stdout.flush()
     except BrokenPipeError:
         # The reader (``| head``) went away: say nothing more on stdout, keep the code.

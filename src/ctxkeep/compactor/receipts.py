@@ -24,6 +24,7 @@ from typing import Any
 from ctxkeep.compactor.result import Decision
 from ctxkeep.log.source import cap_problems, read_regular
 from ctxkeep.paths import append_lines
+from ctxkeep.secrets import mask_secrets
 
 __all__ = [
     "RECEIPT_VERSION",
@@ -49,7 +50,14 @@ def receipt_block(
     settings: Mapping[str, Any],
     stats: Mapping[str, Any],
 ) -> bytes:
-    """The lines of one run, ready to append (message lines, then the run line)."""
+    """The lines of one run, ready to append (message lines, then the run line).
+
+    A secret in the run id or a setting (a ``--pin`` holding a key) is masked
+    (:mod:`ctxkeep.secrets`); the mask is a literal pattern, so a masked pin matches
+    nothing when the run is replayed.
+    """
+    run_id = _masked(run_id)
+    settings = _masked(dict(settings))
     lines = [
         _line({"v": RECEIPT_VERSION, "kind": "message", "run": run_id, **d.to_dict()})
         for d in decisions
@@ -66,6 +74,17 @@ def receipt_block(
     }
     run["digest"] = _digest(body.encode("utf-8"), run)
     return (body + _line(run) + "\n").encode("utf-8")
+
+
+def _masked(value: Any) -> Any:
+    """``value`` with every string in it masked of secrets."""
+    if isinstance(value, str):
+        return mask_secrets(value)[0]
+    if isinstance(value, dict):
+        return {k: _masked(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_masked(v) for v in value]
+    return value
 
 
 def _digest(body: bytes, run: Mapping[str, Any]) -> str:
