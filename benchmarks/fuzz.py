@@ -4,9 +4,9 @@
     .venv/bin/python benchmarks/fuzz.py --minutes 60 [--seed 14] [--limit 2] [--save DIR]
 
 Prints, per format, how many inputs ran; every uncaught exception (with its traceback);
-every input over the per-input --limit (CPU seconds, timed twice) and every super-linear growth found by
-the growth probe (a slice repeated 200 and 400 times: more than 3x the time for 2x the
-bytes). Those inputs are saved under --save (default: a new temporary folder, printed).
+every input over the per-input --limit (CPU seconds, timed twice) and every super-linear
+growth found by the growth probe (a slice repeated 200 and 400 times: more than 3x the
+time for 2x the bytes). Those inputs are saved under --save (default: a new temporary folder, printed).
 Exits 1 when anything failed, was slow or grew super-linearly. The harness itself is
 ``tests/reliability/fuzzing.py`` (the suite runs it briefly); docs/reliability.md holds
 the figures of the last long run.

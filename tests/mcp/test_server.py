@@ -22,7 +22,6 @@ pytest.importorskip("anyio", reason="the 'mcp' extra is not installed (no anyio)
 pytest.importorskip("mcp", reason="the 'mcp' extra is not installed")
 
 import anyio
-
 from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult, TextContent, Tool
 

@@ -14,6 +14,7 @@ TESTS = Path(__file__).resolve().parents[1]
 
 def test_hypothesis_has_no_deadline_anywhere() -> None:
     # test_split failed on hypothesis' 200 ms deadline when the machine was loaded
+    assert settings.default is not None
     assert settings.default.deadline is None
     for path in TESTS.rglob("*.py"):
         if path == Path(__file__).resolve():

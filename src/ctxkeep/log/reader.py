@@ -187,9 +187,9 @@ def discover(paths: Iterable[str | Path]) -> Iterator[Found]:
                 walked.append((p, ParseProblem(0, "folder holds no *.jsonl or *.json session log")))
             yield from walked
             continue
-        reason = None if stat.S_ISDIR(info.st_mode) else not_a_file_reason(info.st_mode)
-        if reason is not None:
-            yield p, ParseProblem(0, reason)
+        refused = None if stat.S_ISDIR(info.st_mode) else not_a_file_reason(info.st_mode)
+        if refused is not None:
+            yield p, ParseProblem(0, refused)
         elif walker.first_time(info):
             yield p
 
