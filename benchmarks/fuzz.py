@@ -6,10 +6,10 @@
 Prints, per format, how many inputs ran; every uncaught exception (with its traceback);
 every input over the per-input --limit (CPU seconds, timed twice) and every super-linear
 growth found by the growth probe (a slice repeated 200 and 400 times: more than 3x the
-time for 2x the bytes). Those inputs are saved under --save (default: a new temporary folder, printed).
-Exits 1 when anything failed, was slow or grew super-linearly. The harness itself is
-``tests/reliability/fuzzing.py`` (the suite runs it briefly); docs/reliability.md holds
-the figures of the last long run.
+time for 2x the bytes). Those inputs are saved under --save (default: a new temporary
+folder, printed). Exits 1 when anything failed, was slow or grew super-linearly. The
+harness itself is ``tests/reliability/fuzzing.py`` (the suite runs it briefly);
+docs/reliability.md holds the figures of the last long run.
 """
 
 from __future__ import annotations
