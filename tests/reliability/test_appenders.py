@@ -12,7 +12,6 @@ import pytest
 import ctxkeep
 from ctxkeep.compactor import compact, read_receipts
 from ctxkeep.log.model import EventKind
-from ctxkeep.paths import append_lines
 from ctxkeep.verify import EventLog, RoundGroupTruncation, guard
 from tests.conftest import run_cli
 from tests.verify.sessions import incident_session
@@ -33,6 +32,8 @@ def test_the_guard_log_after_a_torn_line_loses_nothing(tmp_path: Path) -> None:
 
 
 def test_append_lines_starts_a_fresh_line_and_refuses_a_fifo(tmp_path: Path) -> None:
+    from ctxkeep.paths import append_lines
+
     path = tmp_path / "x.jsonl"
     path.write_bytes(b'{"a": 1}\n{"torn": ')
     append_lines(path, b'{"b": 2}\n')

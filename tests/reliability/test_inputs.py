@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ctxkeep.log.message_list import read_message_list
 from ctxkeep.log.reader import read_session
-from ctxkeep.log.source import MAX_PROBLEMS_PER_FILE
 from tests.conftest import run_cli
+
+MAX_PROBLEMS_PER_FILE = 20  # ctxkeep.log.source.MAX_PROBLEMS_PER_FILE (a test holds them equal)
 
 _COMMANDS = {
     "compact": ["--target-bytes", "100"],
@@ -45,6 +45,10 @@ def test_numbers_are_not_messages_anywhere(tmp_path: Path, command: str) -> None
 
 
 def test_the_message_reader_and_the_adapter_read_the_same_messages(tmp_path: Path) -> None:
+    from ctxkeep.log.message_list import read_message_list
+    from ctxkeep.log.source import MAX_PROBLEMS_PER_FILE as LIMIT
+
+    assert LIMIT == MAX_PROBLEMS_PER_FILE
     path = tmp_path / "in.jsonl"
     lines = [
         '{"role": "user", "content": "a"}',
@@ -96,3 +100,22 @@ def test_an_audit_of_a_garbage_file_is_capped_too(tmp_path: Path) -> None:
     session = read_session(path, format="openai")
     assert len(session.problems) == MAX_PROBLEMS_PER_FILE + 1
     assert "2980 more problems" in session.problems[-1].reason
+
+
+def test_a_400_digit_count_is_no_crash(tmp_path: Path) -> None:
+    # found by the fuzzer: {"type": "usage", "context_tokens": 10**400} in a ctxkeep log
+    # made CK005's float arithmetic raise OverflowError out of audit
+    path = tmp_path / "huge.jsonl"
+    lines = [
+        {"type": "session", "v": 1, "id": "s"},
+        {"seq": 1, "type": "message", "role": "user", "text": "Never push to main."},
+        {"seq": 2, "type": "usage", "context_tokens": 10**400},
+        {"seq": 3, "type": "compaction/start", "compaction_id": "c", "tokens_before": 10**400},
+        {"seq": 4, "type": "compaction/end", "compaction_id": "c", "status": "summarised",
+         "summary": "We worked.", "shadowed_seqs": [[1, 2]], "tokens_after": -(10**400)},
+    ]  # fmt: skip
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    for fmt in ("text", "json", "sarif", "html"):
+        done = run_cli("audit", str(path), "--format", fmt)
+        assert "Traceback" not in done.stderr, done.stderr
+        assert done.returncode in (0, 1)

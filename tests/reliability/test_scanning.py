@@ -9,7 +9,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ctxkeep.log.adapters import _arrays
-from ctxkeep.log.message_list import read_message_list
 from ctxkeep.log.reader import read_session
 
 # {"messages": [{"role": "user",\n "content": "\"\"\"... (unterminated): 64 KB took 2 min
@@ -26,6 +25,8 @@ def test_every_quote_starts_a_token_so_no_string_is_scanned_twice(text: str) -> 
 
 
 def test_the_reproducer_reads_to_a_located_problem(tmp_path: Path) -> None:
+    from ctxkeep.log.message_list import read_message_list
+
     path = tmp_path / "q.json"
     path.write_text(_REPRODUCER)
     session = read_session(path)

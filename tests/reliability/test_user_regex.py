@@ -9,7 +9,6 @@ import pytest
 
 from ctxkeep.compactor import compact
 from ctxkeep.compactor.pins import compile_pins
-from ctxkeep.user_regex import UserRegexError, compile_user_regex
 from tests.conftest import run_cli
 
 
@@ -56,6 +55,8 @@ def test_user_patterns_mean_what_they_mean_in_python(pattern: str, flags: str, t
         if letter in flags:
             py_flags |= flag
     assert re.search(pattern, text, py_flags)
+    from ctxkeep.user_regex import compile_user_regex
+
     assert compile_user_regex(pattern, flags).search(text)
 
 
@@ -73,5 +74,7 @@ def test_a_chinese_pin_keeps_its_message() -> None:
 
 
 def test_a_class_complement_inside_a_class_is_refused_clearly() -> None:
+    from ctxkeep.user_regex import UserRegexError, compile_user_regex
+
     with pytest.raises(UserRegexError, match=r"\\W inside \[\.\.\.\]"):
         compile_user_regex(r"[\W]")
