@@ -57,20 +57,30 @@ def harness_session_folders(home: Path | None = None) -> tuple[HarnessFolder, ..
     )
 
 
-def append_lines(path: str | os.PathLike[str], block: bytes) -> None:
+def append_lines(
+    path: str | os.PathLike[str], block: bytes, *, mode: int = 0o644, lock: bool = False
+) -> None:
     """Append ``block`` (whole lines) to the regular file ``path`` in one ``O_APPEND``
     write, starting on a fresh line; raises OSError when it cannot.
 
     A writer that died mid-line left no newline at the end: without one, the first line
     of this block was glued onto the torn one and both were lost to a reader (the guard's
-    event log, issue 14). A FIFO or a device is refused, never opened to block.
+    event log, issue 14). A FIFO or a device is refused, never opened to block. ``mode``
+    is the new file's permissions; ``lock`` holds an exclusive ``flock`` while checking
+    the last byte and writing (for several processes appending to one file).
     """
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC
+    fd = os.open(path, flags, mode)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise OSError(f"{os.fspath(path)} is not a regular file: nothing appended")
         os.set_blocking(fd, True)
+        if lock:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX)  # released when the file is closed
+            info = os.fstat(fd)
         if info.st_size and os.pread(fd, 1, info.st_size - 1) != b"\n":
             block = b"\n" + block
         view = memoryview(block)

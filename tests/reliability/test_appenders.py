@@ -38,6 +38,11 @@ def test_append_lines_starts_a_fresh_line_and_refuses_a_fifo(tmp_path: Path) -> 
     path.write_bytes(b'{"a": 1}\n{"torn": ')
     append_lines(path, b'{"b": 2}\n')
     assert path.read_bytes().splitlines()[-1] == b'{"b": 2}'
+    private = tmp_path / "private.jsonl"
+    append_lines(private, b"{}\n", mode=0o600, lock=True)
+    append_lines(private, b"{}\n", mode=0o600, lock=True)
+    assert private.read_bytes() == b"{}\n{}\n"
+    assert private.stat().st_mode & 0o777 == 0o600
     fifo = tmp_path / "f"
     os.mkfifo(fifo)
     with pytest.raises(OSError, match="not a regular file"):
