@@ -56,6 +56,7 @@ with summaries occur in practice:
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -599,14 +600,17 @@ def _summary_events(b: SessionBuilder, index: int, line: int, speaker: str, text
 
 def _compactions(b: SessionBuilder, summaries: list[_Summary]) -> None:
     previous: _Summary | None = None
+    # Events are in seq order: each summary's span is a slice found by bisection, not a
+    # scan of every event (5,671 summaries in 11,349 events took 10 s; issue 14's fuzzer).
+    seqs = [e.seq for e in b.events]
     for number, summary in enumerate(summaries, start=1):
         after = previous.end_seq if previous else 0
+        first = bisect.bisect_right(seqs, after)
+        stop = bisect.bisect_left(seqs, summary.start_seq, first)
         span = [
             e
-            for e in b.events
-            if after < e.seq < summary.start_seq
-            and e.injected not in ("system-prompt", "developer")
-            and e.kind not in _MARKERS
+            for e in b.events[first:stop]
+            if e.injected not in ("system-prompt", "developer") and e.kind not in _MARKERS
         ]
         preserved: tuple[int, ...] = ()
         shadowed = tuple(e.seq for e in span)
