@@ -72,11 +72,10 @@ def test_findings_sorted_log_health_first_and_fingerprints_ignore_lines(tmp_path
     ids = [f.rule_id for f in first.findings]
     assert ids == sorted(ids)
     assert ids[0] == "CK001"
-    # The same log one line lower (a header line) and at the same path: lines move,
-    # fingerprints do not.
-    moved = audit(write_log(tmp_path / "a.jsonl", steps, header={"id": "s"}), select=None).sessions[
-        0
-    ]
+    # The same log one line lower (a header line without a session id) and at the same
+    # path: lines move, fingerprints do not.
+    header = {"harness": "test"}
+    moved = audit(write_log(tmp_path / "a.jsonl", steps, header=header), select=None).sessions[0]
     assert [f.lines for f in moved.findings] != [f.lines for f in first.findings]
     assert [f.fingerprint for f in moved.findings] == [f.fingerprint for f in first.findings]
     assert len({f.fingerprint for f in first.findings}) == len(first.findings)
@@ -90,6 +89,9 @@ def test_fingerprint_depends_on_items_and_path_not_lines() -> None:
     )
     assert base.fingerprint != dataclasses.replace(base, items=("y",), fingerprint="").fingerprint
     assert base.fingerprint != dataclasses.replace(base, path="b.jsonl", fingerprint="").fingerprint
+    # the path as typed is not part of it: the file name stands for the session
+    moved = dataclasses.replace(base, path="/abs/logs/a.jsonl", fingerprint="")
+    assert base.fingerprint == moved.fingerprint
     assert len(base.fingerprint) == 16
 
 

@@ -51,7 +51,7 @@ def test_sarif_validates_and_carries_every_finding(tmp_path: Path) -> None:
     rules = run["tool"]["driver"]["rules"]
     for r in run["results"]:
         assert rules[r["ruleIndex"]]["id"] == r["ruleId"]
-        assert r["partialFingerprints"]["ctxkeep/v1"]
+        assert r["partialFingerprints"]["ctxkeep/v2"]
     uri = run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
     assert uri.endswith("a%20b.jsonl")
 

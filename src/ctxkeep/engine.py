@@ -173,9 +173,10 @@ class AuditResult:
         """False when not one session could be read."""
         return bool(self.sessions)
 
-    def at_or_above(self, level: Severity) -> int:
-        """How many findings are at or above ``level``."""
-        return sum(1 for f in self.findings if f.level.rank >= level.rank)
+    def at_or_above(self, level: Severity | str) -> int:
+        """How many findings are at or above ``level`` (a Severity or its name, ``"warn"``)."""
+        rank = _severity(level).rank
+        return sum(1 for f in self.findings if f.level.rank >= rank)
 
     @property
     def compactions(self) -> CompactionCounts:
@@ -252,21 +253,50 @@ def _problems(session: Session) -> list[Problem]:
     return [Problem(session.path, p.line, p.reason) for p in session.problems]
 
 
+def _severity(level: Severity | str) -> Severity:
+    """``level`` as a Severity: a name is accepted, anything else is a clear TypeError."""
+    if isinstance(level, Severity):
+        return level
+    if isinstance(level, str):
+        try:
+            return Severity(level.strip().lower())
+        except ValueError:
+            raise ValueError(f"unknown level {level!r}; known: info, warn, error") from None
+    raise TypeError(f"level must be a Severity or one of 'info', 'warn', 'error', not {level!r}")
+
+
+def _rule_names(value: str | Iterable[str] | None, what: str) -> list[str]:
+    """Rule names given as one string (``"CK003"``, ``"CK003,CK004"``) or an iterable of
+    them: a string was read letter by letter as ``["C", "K", ...]``."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    names = list(value)
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"{what} must hold rule ids or names (strings), not {name!r}")
+    return names
+
+
 def _rules(
-    select: Sequence[str] | None, ignore: Sequence[str] | None, config: AuditConfig | None
+    select: str | Sequence[str] | None,
+    ignore: str | Sequence[str] | None,
+    config: AuditConfig | None,
 ) -> tuple[Rule, ...]:
     cfg = config or AuditConfig()
+    selected = _rule_names(select, "select")
     return select_rules(
-        list(select) if select else list(cfg.select),
-        [*cfg.ignore, *(ignore or ())],
+        selected if selected else list(cfg.select),
+        [*cfg.ignore, *_rule_names(ignore, "ignore")],
     )
 
 
 def audit(
     path_or_session: Source | Iterable[Source],
     *,
-    select: Sequence[str] | None = None,
-    ignore: Sequence[str] | None = None,
+    select: str | Sequence[str] | None = None,
+    ignore: str | Sequence[str] | None = None,
     config: AuditConfig | None = None,
     log_format: str | None = None,
     options: ReadOptions | None = None,
@@ -318,8 +348,8 @@ def _audit_one(
 def sweep(
     folders: Iterable[str | os.PathLike[str]],
     *,
-    select: Sequence[str] | None = None,
-    ignore: Sequence[str] | None = None,
+    select: str | Sequence[str] | None = None,
+    ignore: str | Sequence[str] | None = None,
     config: AuditConfig | None = None,
     log_format: str | None = None,
     options: ReadOptions | None = None,
@@ -445,6 +475,14 @@ def _constraint_row(j: JudgedConstraint, compaction: Compaction) -> ConstraintRo
     )
 
 
+def _unreadable(session: Session) -> str:
+    """Why nothing could be read from ``session``'s source, in one line."""
+    first = session.problems[0]
+    return (
+        first.reason if first.line == 0 else f"cannot be read (line {first.line}: {first.reason})"
+    )
+
+
 def diff(
     path_or_session: str | os.PathLike[str] | Session,
     compaction: int,
@@ -466,6 +504,8 @@ def diff(
     else:
         session = read_session(os.fspath(path_or_session), format=log_format, options=options)
     chosen = next((c for c in session.compactions if c.index == compaction), None)
+    if chosen is None and not session.readable:  # a missing file is missing, not compaction-less
+        raise NoSuchCompactionError(f"{session.path}: {_unreadable(session)}")
     if chosen is None:
         why = "; ".join(f"line {p.line}: {p.reason}" for p in session.problems[:3])
         raise NoSuchCompactionError(

@@ -3,8 +3,11 @@
 A :class:`Finding` names the rule that made it, the session and compaction it is about,
 the event seqs and source lines involved, and the exact text items lost, invented or
 referenced. Its fingerprint leaves out seqs and line numbers (lines drift when a log is
-re-read or re-written; the lost constraint does not), so a baseline of fingerprints keeps
-matching the same finding across runs.
+re-read or re-written; the lost constraint does not), and the path as it was typed: it
+holds the session's identity instead (:func:`session_identity`), so a baseline of
+fingerprints keeps matching the same finding across runs, from any folder, in a fresh
+checkout in CI (scheme 2; scheme 1 held the path as typed: ``audit logs/`` and
+``audit /abs/logs`` gave two fingerprints).
 """
 
 from __future__ import annotations
@@ -12,8 +15,19 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from enum import StrEnum
+from pathlib import PurePath
 
-__all__ = ["Confidence", "Finding", "Severity", "fingerprint_of"]
+__all__ = [
+    "FINGERPRINT_SCHEME",
+    "Confidence",
+    "Finding",
+    "Severity",
+    "fingerprint_of",
+    "session_identity",
+]
+
+FINGERPRINT_SCHEME = 2
+"""What a fingerprint is made of; written into baselines so an old one is recognised."""
 
 
 class Severity(StrEnum):
@@ -39,10 +53,20 @@ class Confidence(StrEnum):
     LOW = "low"
 
 
-def fingerprint_of(path: str, rule_id: str, compaction: int | None, items: tuple[str, ...]) -> str:
-    """A 16-hex-digit hash of what a finding is about, leaving out seqs and lines."""
+def session_identity(path: str, session_id: str | None = None) -> str:
+    """Who a session is, whatever the spelling of its path: the harness's session id when
+    the log states one, else the log's file name (``logs/a.jsonl``, ``/abs/logs/a.jsonl``
+    and ``./a.jsonl`` are all ``a.jsonl``)."""
+    return session_id or PurePath(path).name or path
+
+
+def fingerprint_of(
+    identity: str, rule_id: str, compaction: int | None, items: tuple[str, ...]
+) -> str:
+    """A 16-hex-digit hash of what a finding is about (its rule, compaction and items) and
+    of the session's :func:`session_identity`, leaving out seqs, lines and the path."""
     h = hashlib.sha256()
-    for part in (path, rule_id, "" if compaction is None else str(compaction), *items):
+    for part in (identity, rule_id, "" if compaction is None else str(compaction), *items):
         h.update(part.encode("utf-8", "surrogatepass"))
         h.update(b"\x00")
     return h.hexdigest()[:16]
@@ -72,8 +96,9 @@ class Finding:
     fingerprint: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
-        if not self.fingerprint:
-            fp = fingerprint_of(self.path, self.rule_id, self.compaction, self.items)
+        if not self.fingerprint:  # rules pass the session id; else the file name stands
+            identity = session_identity(self.path)
+            fp = fingerprint_of(identity, self.rule_id, self.compaction, self.items)
             object.__setattr__(self, "fingerprint", fp)
 
     def sort_key(self) -> tuple[str, int, tuple[int, ...], tuple[str, ...], str]:

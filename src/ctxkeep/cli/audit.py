@@ -14,7 +14,12 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import click
 
 from ctxkeep.cli import exit_codes
-from ctxkeep.cli.options import log_format_option, summary_index_option
+from ctxkeep.cli.options import (
+    log_format_option,
+    masked_output,
+    show_secrets_option,
+    summary_index_option,
+)
 from ctxkeep.report import render, report_names
 
 if TYPE_CHECKING:  # what a command runs loads when it runs (docs/design.md, "Start-up")
@@ -70,6 +75,7 @@ def audit_options(*, rule_selection: bool = True) -> Callable[[F], F]:
             ),
             log_format_option,
             summary_index_option,
+            show_secrets_option,
         ]
         if rule_selection:
             options += [
@@ -104,14 +110,16 @@ class AuditOptions:
         write_baseline: Path | None,
         log_format: str | None,
         summary_index: int | None,
+        show_secrets: bool = False,
         select: Sequence[str] = (),
         ignore: Sequence[str] = (),
     ) -> None:
-        from ctxkeep.baseline import BaselineError, load_baseline
+        from ctxkeep.baseline import BaselineError, read_baseline
         from ctxkeep.config import ConfigError, find_config
         from ctxkeep.findings import Severity
         from ctxkeep.log.adapters.base import ReadOptions
 
+        self.show_secrets = show_secrets
         try:
             self.config: AuditConfig = find_config(Path.cwd())
         except ConfigError as exc:
@@ -125,11 +133,16 @@ class AuditOptions:
         self.select = _split(select)
         self.ignore = _split(ignore)
         self.baseline: frozenset[str] = frozenset()
+        self.stale_baseline: str | None = None
         if baseline is not None:
             try:
-                self.baseline = load_baseline(baseline)
+                read = read_baseline(baseline)
             except BaselineError as exc:
                 usage_error(str(exc))
+            if read.stale is None:
+                self.baseline = read.fingerprints
+            else:
+                self.stale_baseline = f"{baseline}: {read.stale}"
 
     def guard_inputs(self, inputs: Sequence[str]) -> None:
         """Refuse to write a baseline over one of the logs being read."""
@@ -146,12 +159,16 @@ def finish(result: AuditResult, opts: AuditOptions) -> NoReturn:
     from ctxkeep.baseline import write_baseline
 
     try:
-        sys.stdout.write(render(opts.report_format, result))
+        sys.stdout.write(
+            masked_output(render(opts.report_format, result, show_secrets=True), opts.show_secrets)
+        )
         sys.stdout.flush()
     except BrokenPipeError:
         # The reader (``| head``) went away: say nothing more on stdout, keep the code.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    if opts.baseline and not any(s.baselined for s in result.sessions):
+    if opts.stale_baseline is not None:
+        click.echo(f"ctxkeep: warning: baseline {opts.stale_baseline}", err=True)
+    elif opts.baseline and not any(s.baselined for s in result.sessions):
         click.echo("ctxkeep: note: the baseline matched no finding; is it stale?", err=True)
     if opts.write_baseline is not None:
         n = write_baseline(opts.write_baseline, result.findings)

@@ -8,19 +8,19 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
 from ctxkeep.cli import exit_codes
 
+if TYPE_CHECKING:
+    from ctxkeep.log.message_list import MessageList
+
 __all__ = [
-    "MessageFile",
     "compact_command",
     "default_task",
     "fail",
@@ -32,7 +32,6 @@ __all__ = [
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
-_AT_BYTE = re.compile(r"byte (\d+)")
 
 
 def fail(message: str) -> NoReturn:
@@ -41,79 +40,17 @@ def fail(message: str) -> NoReturn:
     sys.exit(exit_codes.USAGE)
 
 
-@dataclass(frozen=True, slots=True)
-class MessageFile:
-    """The messages read from one file and the located problems met on the way."""
-
-    path: str
-    messages: list[Any]
-    problems: list[str]
-    anthropic: bool
-    """The file was an Anthropic request (an object with ``system`` beside ``messages``)."""
-
-
-def _line_of(data: bytes, reason: str) -> int:
-    match = _AT_BYTE.search(reason)
-    return data.count(b"\n", 0, int(match.group(1))) + 1 if match else 1
-
-
-def read_messages(path: str) -> MessageFile:
+def read_messages(path: str) -> MessageList:
     """A JSON array, an object with ``messages``, or JSONL (one message a line); ``-`` is
-    stdin. Exits 2 when nothing can be read; a bad JSONL line is a located problem."""
-    from ctxkeep.log.source import decode_json
+    stdin. Read by :func:`ctxkeep.log.message_list.read_message_list`, the one reader of
+    message lists; exits 2 when nothing can be read (after saying every problem met)."""
+    from ctxkeep.log.message_list import read_message_list
 
-    try:
-        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
-    except OSError as exc:
-        fail(f"{path}: cannot read: {exc.strerror or exc}")
-    shown = "<stdin>" if path == "-" else path
-    if not data.strip():
-        fail(
-            f"{shown}: empty file, expected a JSON array of messages, an object with "
-            "'messages', or JSONL"
-        )
-    head = data.lstrip()[:1]
-    if head in (b"[", b"{"):
-        try:
-            whole = decode_json(data)
-        except ValueError as exc:
-            if head == b"[":
-                fail(f"{shown}:{_line_of(data, str(exc))}: {exc}")
-        else:
-            if isinstance(whole, list):
-                return MessageFile(shown, whole, [], False)
-            if isinstance(whole, dict) and isinstance(whole.get("messages"), list):
-                return MessageFile(shown, whole["messages"], [], "system" in whole)
-            if isinstance(whole, dict) and "messages" in whole:
-                fail(f"{shown}:1: 'messages' is not a list")
-            if isinstance(whole, dict) and ("role" in whole or "type" in whole):
-                return MessageFile(shown, [whole], [], False)
-            fail(
-                f"{shown}:1: expected a JSON array of messages, an object with "
-                "'messages', or JSONL (one message a line)"
-            )
-    messages: list[Any] = []
-    problems: list[str] = []
-    for lineno, raw in enumerate(data.split(b"\n"), start=1):
-        if not raw.strip():
-            continue
-        try:
-            value = decode_json(raw)
-        except ValueError as exc:
-            problems.append(f"{shown}:{lineno}: {exc}")
-            continue
-        if not isinstance(value, dict):
-            problems.append(
-                f"{shown}:{lineno}: expected a JSON object (one message a line), "
-                f"got {type(value).__name__}"
-            )
-            continue
-        messages.append(value)
-    if not messages:
-        for problem in problems:
-            click.echo(f"ctxkeep: error: {problem}", err=True)
-        fail(f"{shown}: no message could be read")
-    return MessageFile(shown, messages, problems, False)
+    loaded = read_message_list(path)
+    if loaded.error is not None:
+        report_problems(loaded.problems)
+        fail(loaded.error)
+    return loaded
 
 
 def report_problems(problems: list[str]) -> None:

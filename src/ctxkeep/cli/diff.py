@@ -8,7 +8,13 @@ import click
 
 from ctxkeep.cli import exit_codes
 from ctxkeep.cli.audit import usage_error
-from ctxkeep.cli.options import log_format_option, summary_index_option, text_or_json_option
+from ctxkeep.cli.options import (
+    log_format_option,
+    masked_output,
+    show_secrets_option,
+    summary_index_option,
+    text_or_json_option,
+)
 
 __all__ = ["diff_command"]
 
@@ -26,8 +32,14 @@ __all__ = ["diff_command"]
 @text_or_json_option
 @log_format_option
 @summary_index_option
+@show_secrets_option
 def diff_command(
-    path: str, index: int, output: str, log_format: str | None, summary_index: int | None
+    path: str,
+    index: int,
+    output: str,
+    log_format: str | None,
+    summary_index: int | None,
+    show_secrets: bool,
 ) -> None:
     """Show one compaction of the session log at PATH in detail: what the summary
     replaced (counts by kind), every constraint kept / reworded / lost beside the line
@@ -44,5 +56,5 @@ def diff_command(
     except NoSuchCompactionError as exc:
         usage_error(str(exc))
     render = render_diff_json if output == "json" else render_diff_text
-    sys.stdout.write(render(result))
+    sys.stdout.write(masked_output(render(result), show_secrets))
     sys.exit(exit_codes.OK)

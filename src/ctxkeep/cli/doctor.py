@@ -11,9 +11,15 @@ from ctxkeep.cli import exit_codes
 
 
 def mask_key(key: str | None) -> str:
-    """Enough of a key to tell which one it is, never enough to use it."""
+    """Enough of a key to tell which one it is, never enough to use it (and nothing of a
+    key that is no valid header value: it says why instead)."""
+    from ctxkeep.scorers._transport import bad_key_reason
+
     if not key:
         return "not set"
+    bad = bad_key_reason(key)
+    if bad is not None:
+        return f"INVALID ({len(key)} characters): {bad}"
     if len(key) < 16:
         return f"set ({len(key)} characters)"
     return f"{key[:3]}…{key[-4:]} ({len(key)} characters)"

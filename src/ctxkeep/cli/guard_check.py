@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from ctxkeep.cli import exit_codes
+from ctxkeep.cli.compact import report_problems
 from ctxkeep.cli.options import text_or_json_option
 
 if TYPE_CHECKING:  # what a command runs loads when it runs (docs/design.md, "Start-up")
@@ -22,29 +23,6 @@ if TYPE_CHECKING:  # what a command runs loads when it runs (docs/design.md, "St
 __all__ = ["check_messages"]
 
 _APIS: dict[str, Api] = {"openai": "openai", "anthropic": "anthropic", "ctxkeep": "ctxkeep"}
-
-
-def _load(path: Path) -> tuple[list[Any] | None, str | None]:
-    """The messages in ``path``, or None and the located reason it cannot be read."""
-    from ctxkeep.log.model import located
-    from ctxkeep.log.source import Record, iter_records, read_whole
-
-    whole, problem = read_whole(path)
-    if problem is None:
-        if isinstance(whole, dict) and isinstance(whole.get("messages"), list):
-            return list(whole["messages"]), None
-        if isinstance(whole, list):
-            return whole, None
-        if not isinstance(whole, dict):
-            return None, f"{path}:1: expected a JSON array of messages or an object with messages"
-    messages: list[Any] = []
-    for item in iter_records(path):
-        if not isinstance(item, Record):
-            return None, f"{located(str(path), item.line)}: {item.reason}"
-        messages.append(item.value)
-    if not messages:
-        return None, f"{path}:0: no messages"
-    return messages, None
 
 
 @click.command("check-messages")
@@ -67,12 +45,14 @@ def check_messages(path: Path, api: str, output: str) -> None:
     """
     import msgspec
 
+    from ctxkeep.cli.compact import read_messages
     from ctxkeep.verify import detect_api, measure, sequence_problems, split_points
 
-    messages, error = _load(path)
-    if messages is None:
-        click.echo(f"ctxkeep: error: {error}", err=True)
+    loaded = read_messages(str(path))
+    report_problems(loaded.problems)
+    if loaded.problems:  # the same answer as compact: a message that cannot be read
         sys.exit(exit_codes.USAGE)
+    messages = loaded.messages
     target = detect_api(messages) if api == "auto" else _APIS[api]
     problems = sequence_problems(messages, target)
     points = split_points(messages)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from collections import Counter
 
 import click
 
+from ctxkeep.cli import exit_codes
 from ctxkeep.cli.options import text_or_json_option
 
 __all__ = ["guard_stats"]
@@ -23,9 +25,17 @@ def guard_stats(output: str) -> None:
     from ctxkeep.verify import StatsStore
 
     store = StatsStore(provenance="run")  # reading only: the tag of writes does not matter
-    records = store.records()
+    try:
+        records = store.records()
+        advice = store.recommend()
+    except sqlite3.Error as exc:
+        click.echo(
+            f"ctxkeep: error: {store.path}: not a readable statistics database ({exc}); "
+            "move it aside and the guard starts a new one",
+            err=True,
+        )
+        sys.exit(exit_codes.USAGE)
     by_provenance = Counter(r.provenance for r in records)
-    advice = store.recommend()
     if output == "json":
         data = {
             "path": str(store.path),

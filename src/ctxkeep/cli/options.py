@@ -44,3 +44,27 @@ def text_or_json_option(func: F) -> F:
         show_default=True,
         help="Output format: text for a person, json for scripts.",
     )(func)
+
+
+show_secrets_option = click.option(
+    "--show-secrets",
+    is_flag=True,
+    help="Do not mask secrets (API keys, tokens, passwords, private keys) found in the "
+    "logs; by default each is written as REDACTED:<kind> (docs/reliability.md).",
+)
+
+
+def masked_output(text: str, show_secrets: bool) -> str:
+    """``text`` with its secrets masked unless ``show_secrets``; says on stderr how many."""
+    if show_secrets:
+        return text
+    from ctxkeep.secrets import mask_secrets
+
+    masked, count = mask_secrets(text)
+    if count:
+        click.echo(
+            f"ctxkeep: note: {count} secret{'s' if count != 1 else ''} masked in the report "
+            "(--show-secrets shows them)",
+            err=True,
+        )
+    return masked

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from ctxkeep.extract.constraints import CONSTRAINT_HINTS, CONSTRAINT_HINTS_ZH
 from ctxkeep.scorers.lexical import chunk_ranges
+from ctxkeep.user_regex import UserRegex, UserRegexError, compile_user_regex
 
 __all__ = [
     "BUILTIN_PINS",
@@ -240,7 +241,7 @@ class PinSet:
     """The compiled pins; :meth:`pin_of` names the first that matches a text."""
 
     builtin: tuple[_Pin, ...]
-    user: tuple[re.Pattern[str], ...]
+    user: tuple[UserRegex, ...]
 
     def pin_of(self, text: str) -> str | None:
         """``path`` / ``trace`` / ``error`` / ``url`` / ``constraint`` / ``user``, or None."""
@@ -331,19 +332,21 @@ def compile_pins(
     """Compile the built-in pins and ``user_patterns``; bad patterns become problems.
 
     Built-in pins take only the ``i`` of ``flags`` (``x`` would change what they mean);
-    user patterns take all of them.
+    user patterns take all of them. User patterns run on RE2, in time linear in the text
+    (``ctxkeep.user_regex``: ``(a+)+$`` hung ``re``); one RE2 cannot run is a problem.
     """
     re_flags, problems = parse_flags(flags if isinstance(flags, str) else "")
     if not enabled:
         return PinSet((), ()), problems
     builtin = _builtin_pins((re_flags & re.IGNORECASE) | re.MULTILINE)
-    user: list[re.Pattern[str]] = []
+    letters = "".join(c for c in (flags if isinstance(flags, str) else "") if c in "imsx")
+    user: list[UserRegex] = []
     for i, pattern in enumerate(user_patterns):
         if not isinstance(pattern, str):
             problems.append(f"pin_patterns[{i}]: not a string")
             continue
         try:
-            user.append(re.compile(pattern, re_flags))
-        except re.error as exc:
+            user.append(compile_user_regex(pattern, letters))
+        except UserRegexError as exc:
             problems.append(f"pin_patterns[{i}] {pattern!r}: {exc}")
     return PinSet(builtin, tuple(user)), problems

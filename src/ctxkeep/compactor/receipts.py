@@ -1,12 +1,15 @@
 """Step 8: receipts, one JSON line per message and a last line for the run.
 
 A run's lines are appended as one block with one ``os.write`` on an ``O_APPEND`` file, so
-concurrent writers never interleave inside a block. The run line carries the number of
-message lines and a SHA-256 of them; a reader trusts a run only when its run line is
-whole and both match, so a crash that cuts the file (a torn last line, a missing run line)
-leaves that run untrusted instead of half-read. Receipts hold hashes, sizes, scores and
-settings; never message text and never a key (the scorer is recorded by ``describe()``,
-whose URL has no credentials or query).
+concurrent writers never interleave inside a block, and on a fresh line after a torn one.
+The run line carries the number of message lines and a SHA-256 of the message lines and
+of the run line itself (written without its ``digest``); a reader trusts a run only when
+its run line is whole and both match, so a crash that cuts the file (a torn last line, a
+missing run line) or a corrupted setting in the run line leaves that run untrusted
+instead of half-read. Version 1 receipts had a digest of the message lines only (a
+corrupted run line was trusted): they are reported, not trusted. Receipts hold hashes,
+sizes, scores and settings; never message text and never a key (the scorer is recorded
+by ``describe()``, whose URL has no credentials or query).
 """
 
 from __future__ import annotations
@@ -16,10 +19,12 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ctxkeep.compactor.result import Decision
+from ctxkeep.log.source import cap_problems, read_regular
+from ctxkeep.paths import append_lines
+from ctxkeep.secrets import mask_secrets
 
 __all__ = [
     "RECEIPT_VERSION",
@@ -30,7 +35,7 @@ __all__ = [
     "receipt_block",
 ]
 
-RECEIPT_VERSION = 1
+RECEIPT_VERSION = 2
 
 
 def _line(obj: Mapping[str, Any]) -> str:
@@ -45,7 +50,14 @@ def receipt_block(
     settings: Mapping[str, Any],
     stats: Mapping[str, Any],
 ) -> bytes:
-    """The lines of one run, ready to append (message lines, then the run line)."""
+    """The lines of one run, ready to append (message lines, then the run line).
+
+    A secret in the run id or a setting (a ``--pin`` holding a key) is masked
+    (:mod:`ctxkeep.secrets`); the mask is a literal pattern, so a masked pin matches
+    nothing when the run is replayed.
+    """
+    run_id = _masked(run_id)
+    settings = _masked(dict(settings))
     lines = [
         _line({"v": RECEIPT_VERSION, "kind": "message", "run": run_id, **d.to_dict()})
         for d in decisions
@@ -56,32 +68,41 @@ def receipt_block(
         "kind": "run",
         "run": run_id,
         "messages": len(lines),
-        "digest": hashlib.sha256(body.encode("utf-8")).hexdigest(),
         "scorer": dict(scorer),
         "settings": dict(settings),
         "stats": dict(stats),
     }
+    run["digest"] = _digest(body.encode("utf-8"), run)
     return (body + _line(run) + "\n").encode("utf-8")
 
 
+def _masked(value: Any) -> Any:
+    """``value`` with every string in it masked of secrets."""
+    if isinstance(value, str):
+        return mask_secrets(value)[0]
+    if isinstance(value, dict):
+        return {k: _masked(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_masked(v) for v in value]
+    return value
+
+
+def _digest(body: bytes, run: Mapping[str, Any]) -> str:
+    """SHA-256 of the message lines and of the run line without its ``digest``."""
+    unsigned = {k: v for k, v in run.items() if k != "digest"}
+    return hashlib.sha256(body + _line(unsigned).encode("utf-8") + b"\n").hexdigest()
+
+
 def append_receipt(path: str | os.PathLike[str], block: bytes) -> None:
-    """Append ``block`` to ``path`` in one write; raises OSError when it cannot."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        # A previous writer that died mid-line left no newline: start on a fresh line so
-        # this block's first line is not glued to the torn one.
-        size = os.fstat(fd).st_size
-        if size:
-            with open(path, "rb") as fh:
-                fh.seek(size - 1)
-                if fh.read(1) != b"\n":
-                    block = b"\n" + block
-        view = memoryview(block)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-    finally:
-        os.close(fd)
+    """Append ``block`` to ``path`` in one write, on a fresh line; raises OSError when it
+    cannot (:func:`ctxkeep.paths.append_lines`)."""
+    append_lines(path, block)
+
+
+_V1_RUN = (
+    "run of a version 1 receipt (an older ctxkeep): its run line is not covered by its "
+    "digest, so it is not trusted; compact again to write a version 2 receipt"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +139,7 @@ def read_receipts(path: str | os.PathLike[str]) -> ReceiptFile:
     """Read every trusted run of ``path``; never raises (an unreadable file has problems)."""
     shown = os.fspath(path)
     try:
-        data = Path(path).read_bytes()
+        data = read_regular(path)  # a FIFO or a device is refused, never read (issue 14)
     except OSError as exc:
         return ReceiptFile(shown, (), ((0, f"cannot read: {exc.strerror or exc}"),))
     runs: list[ReceiptRun] = []
@@ -140,8 +161,12 @@ def read_receipts(path: str | os.PathLike[str]) -> ReceiptFile:
                 problems.append((pending[0][0], "run holds a line that is not JSON: not trusted"))
                 pending = []
             continue
-        if not isinstance(obj, dict) or obj.get("v") != RECEIPT_VERSION:
-            problems.append((lineno, "not a ctxkeep receipt line (v 1)"))
+        if isinstance(obj, dict) and obj.get("v") == 1 and obj.get("kind") == "run":
+            problems.append((lineno, _V1_RUN))
+            pending = []
+            continue
+        if not isinstance(obj, dict) or obj.get("v") not in (1, RECEIPT_VERSION):
+            problems.append((lineno, f"not a ctxkeep receipt line (v {RECEIPT_VERSION})"))
             continue
         if obj.get("kind") == "message":
             if pending and pending[0][2].get("run") != obj.get("run"):
@@ -159,7 +184,7 @@ def read_receipts(path: str | os.PathLike[str]) -> ReceiptFile:
             problems.append((lineno, f"unknown receipt kind {obj.get('kind')!r}"))
     if pending:
         problems.append((pending[0][0], "run has no run line (cut short): not trusted"))
-    return ReceiptFile(shown, tuple(runs), tuple(problems))
+    return ReceiptFile(shown, tuple(runs), tuple(cap_problems(problems)))
 
 
 def _close_run(
@@ -172,8 +197,12 @@ def _close_run(
     if obj.get("messages") != len(records):
         return f"run {run_id} declares {obj.get('messages')} messages, found {len(records)}"
     body = b"".join(raw + b"\n" for _, raw, _ in pending)
-    if obj.get("digest") != hashlib.sha256(body).hexdigest():
-        return f"run {run_id}: message lines do not match the run's digest: not trusted"
+    try:
+        digest = _digest(body, obj)
+    except (TypeError, ValueError, UnicodeEncodeError):
+        digest = None
+    if obj.get("digest") != digest:
+        return f"run {run_id}: its lines do not match the run's digest (corrupted): not trusted"
     settings, scorer, stats = obj.get("settings"), obj.get("scorer"), obj.get("stats")
     return ReceiptRun(
         run_id=run_id,

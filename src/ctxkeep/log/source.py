@@ -7,26 +7,38 @@ the lines after it are still read. Nothing here writes.
 
 from __future__ import annotations
 
+import io
 import os
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import msgspec
 
 from ctxkeep.log.model import ParseProblem
 
 __all__ = [
+    "MAX_PROBLEMS_PER_FILE",
     "Head",
+    "NotAFileError",
     "Record",
+    "cap_problems",
     "decode_json",
     "iter_records",
+    "not_a_file_reason",
+    "open_regular",
     "read_head",
+    "read_regular",
     "read_whole",
 ]
 
 _decoder = msgspec.json.Decoder()
+
+MAX_PROBLEMS_PER_FILE = 20
+"""Located problems kept per file; the rest are counted in one last line. A binary file
+given as a message list printed 10,769 "invalid JSON" lines (issue 14)."""
 _HEAD_RECORDS = 25
 _HEAD_BYTES = 1 << 20
 _READ_BUFFER = 1 << 20
@@ -53,18 +65,87 @@ def decode_json(data: bytes | str) -> Any:
         raise ValueError("JSON nested too deeply to read") from None
 
 
-def _problem_for_path(path: Path) -> ParseProblem | None:
-    if path.is_dir():
-        return ParseProblem(0, "is a directory, not a session log file")
-    if not path.exists():
-        return ParseProblem(0, "no such file")
+_SPECIAL_FILES = (
+    (
+        stat.S_ISFIFO,
+        "is a FIFO (named pipe), not a session log file: not read (a pipe may never end)",
+    ),
+    (stat.S_ISCHR, "is a character device, not a session log file: not read (it may never end)"),
+    (stat.S_ISBLK, "is a block device, not a session log file: not read"),
+    (stat.S_ISSOCK, "is a socket, not a session log file: not read"),
+    (stat.S_ISDIR, "is a directory, not a session log file"),
+)
+
+
+def not_a_file_reason(mode: int) -> str | None:
+    """Why a file of this ``st_mode`` is not read as a log (a FIFO, a device, a folder...),
+    or None for a regular file. A FIFO blocks its reader until a writer comes and a device
+    like ``/dev/zero`` never ends: reading either hangs or runs out of memory."""
+    for test, reason in _SPECIAL_FILES:
+        if test(mode):
+            return reason
     return None
 
 
+class NotAFileError(OSError):
+    """``open_regular`` was given something that is not a regular file; ``strerror`` says
+    what it is."""
+
+
+def open_regular(path: str | os.PathLike[str], buffering: int = -1) -> IO[bytes]:
+    """Open ``path`` for reading in binary, only when it is a regular file.
+
+    Opened non-blocking and checked with ``fstat`` before anything is read, so a FIFO
+    with no writer never blocks the open; raises :class:`NotAFileError` (an ``OSError``
+    whose ``strerror`` says what the path is) for anything but a regular file.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        reason = not_a_file_reason(os.fstat(fd).st_mode)
+        if reason is not None:
+            raise NotAFileError(0, reason, os.fspath(path))
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb", buffering=buffering)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: str | os.PathLike[str]) -> bytes:
+    """The whole content of a regular file (see :func:`open_regular`)."""
+    with open_regular(path) as fh:
+        return fh.read()
+
+
+def cap_problems(
+    problems: list[tuple[int, str]], limit: int = MAX_PROBLEMS_PER_FILE
+) -> list[tuple[int, str]]:
+    """The first ``limit`` (line, reason) problems of one file, and one more that counts
+    the rest ("... and N more problems in this file") at the line of the first left out."""
+    if len(problems) <= limit:
+        return problems
+    rest = len(problems) - limit
+    more = f"\u2026 and {rest} more problem{'s' if rest != 1 else ''} in this file"
+    return [*problems[:limit], (problems[limit][0], more)]
+
+
+def _problem_for_path(path: Path) -> ParseProblem | None:
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return ParseProblem(0, "broken symbolic link" if path.is_symlink() else "no such file")
+    except OSError as exc:
+        return ParseProblem(0, f"cannot open: {exc.strerror or exc}")
+    reason = not_a_file_reason(mode)
+    return None if reason is None else ParseProblem(0, reason)
+
+
 def iter_records(
-    path: Path, decoder: msgspec.json.Decoder[Any] | None = None
+    path: Path | bytes, decoder: msgspec.json.Decoder[Any] | None = None
 ) -> Iterator[Record | ParseProblem]:
     """Yield each line of a JSONL file as a :class:`Record` or a :class:`ParseProblem`.
+
+    ``path`` may also be the content itself (bytes already read, e.g. from stdin).
 
     Blank lines are skipped. A file with NUL bytes in its first kilobytes is reported as
     binary and not read further; an empty file yields one problem.
@@ -75,17 +156,21 @@ def iter_records(
     reason either way.
     """
     decode = (decoder or _decoder).decode
-    problem = _problem_for_path(path)
-    if problem is not None:
-        yield problem
-        return
-    try:
-        # Lines of agent logs run to tens of kilobytes: with the default 8 KiB buffer,
-        # iterating them costs more than decoding them (200 MB log: 147 -> 58 ms).
-        fh = path.open("rb", buffering=_READ_BUFFER)
-    except OSError as exc:
-        yield ParseProblem(0, f"cannot open: {exc.strerror or exc}")
-        return
+    fh: IO[bytes]
+    if isinstance(path, bytes):
+        fh = io.BytesIO(path)
+    else:
+        problem = _problem_for_path(path)
+        if problem is not None:
+            yield problem
+            return
+        try:
+            # Lines of agent logs run to tens of kilobytes: with the default 8 KiB buffer,
+            # iterating them costs more than decoding them (200 MB log: 147 -> 58 ms).
+            fh = open_regular(path, buffering=_READ_BUFFER)
+        except OSError as exc:
+            yield ParseProblem(0, f"cannot open: {exc.strerror or exc}")
+            return
     with fh:
         first = fh.read(8192)
         if not first:
@@ -136,7 +221,7 @@ def read_whole(path: Path) -> tuple[Any, ParseProblem | None]:
     if problem is not None:
         return None, problem
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except OSError as exc:
         return None, ParseProblem(0, f"cannot open: {exc.strerror or exc}")
     if not data.strip():
@@ -169,7 +254,7 @@ def read_head(path: Path) -> Head:
         return Head(path, (), None, True)
     records: list[Any] = []
     try:
-        with path.open("rb") as fh:
+        with open_regular(path) as fh:
             chunk = fh.read(_HEAD_BYTES)
     except OSError:
         return Head(path, (), None, False)
@@ -199,7 +284,7 @@ def read_head(path: Path) -> Head:
         spread or not records or isinstance(records[0], list)
     )
     if looks_like_document:
-        size = os.path.getsize(path)
+        size = os.path.getsize(path)  # a regular file: open_regular read it
         if size <= 64 * _HEAD_BYTES:
             whole, _ = read_whole(path)
         if spread and whole is not None:

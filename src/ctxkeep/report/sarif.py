@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ctxkeep._version import __version__
-from ctxkeep.findings import Finding, Severity
+from ctxkeep.findings import FINGERPRINT_SCHEME, Finding, Severity
 
 if TYPE_CHECKING:
     from ctxkeep.engine import AuditResult
@@ -50,7 +50,7 @@ def _result(finding: Finding, rule_index: dict[str, int]) -> dict[str, Any]:
         "level": sarif_level(finding.level),
         "message": {"text": finding.message},
         "locations": [{"physicalLocation": location}],
-        "partialFingerprints": {"ctxkeep/v1": finding.fingerprint},
+        "partialFingerprints": {f"ctxkeep/v{FINGERPRINT_SCHEME}": finding.fingerprint},
         "properties": {
             "compaction": finding.compaction,
             "confidence": finding.confidence.value,

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import ClassVar
 
-from ctxkeep.findings import Confidence, Finding, Severity
+from ctxkeep.findings import Confidence, Finding, Severity, fingerprint_of, session_identity
 from ctxkeep.log.model import Event
 from ctxkeep.rules.context import RuleContext
 
@@ -75,6 +75,7 @@ class Rule:
         event_list = list(events)
         all_seqs = sorted({*seqs, *(e.seq for e in event_list)})
         all_lines = sorted({*lines, *(e.line for e in event_list)} - {0})
+        item_tuple = tuple(items)
         return Finding(
             rule_id=self.id,
             rule=self.name,
@@ -84,6 +85,12 @@ class Rule:
             compaction=compaction,
             seqs=tuple(all_seqs),
             lines=tuple(all_lines),
-            items=tuple(items),
+            items=item_tuple,
             confidence=confidence,
+            fingerprint=fingerprint_of(
+                session_identity(ctx.session.path, ctx.session.session_id),
+                self.id,
+                compaction,
+                item_tuple,
+            ),
         )

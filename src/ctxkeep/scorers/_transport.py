@@ -4,21 +4,38 @@ The standard library's urllib is enough for one blocking POST per batch: no depe
 proxies and TLS as the system configures them. Network errors, timeouts, non-200 answers
 and bodies that are not JSON all leave through the same exception, so the compactor has
 one fallback path. Messages name the endpoint without its credentials.
+
+What a hostile or broken endpoint cannot do (issue 14, docs/reliability.md):
+
+- hold a run longer than the timeout: it is a deadline for the whole request (connect,
+  send, headers, body), not for each socket read -- a server trickling one byte a second
+  held a 2 s timeout for 364 s. At the deadline the connection is shut down;
+- receive the key elsewhere: no redirect is followed (a 302 to another host was followed
+  with ``Authorization: Bearer <key>``); the redirect is reported, with its target's
+  address;
+- see the key in a message: a key that is not a valid header value (a trailing newline
+  from ``$(cat key)``-less shells, a space) is refused before any request, and no
+  message ever holds it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
+import socket
+import threading
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ctxkeep._version import __version__
 from ctxkeep.scorers.base import ScorerError
 
-__all__ = ["MAX_ANSWER_BYTES", "post_json", "reachable", "safe_url"]
+__all__ = ["MAX_ANSWER_BYTES", "bad_key_reason", "post_json", "reachable", "safe_url"]
 
 MAX_ANSWER_BYTES = 4 << 20
 """A score answer larger than this is not a score answer."""
@@ -41,6 +58,113 @@ def safe_url(url: str) -> str:
     return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
+def bad_key_reason(key: str) -> str | None:
+    """Why ``key`` cannot be sent as a bearer token (never quoting it), or None.
+
+    A header value must be printable ASCII: a key with a newline would be refused by the
+    HTTP library with the whole header in its message, printing the key.
+    """
+    for i, ch in enumerate(key):
+        if not "!" <= ch <= "~":
+            what = {"\n": "a newline", "\r": "a carriage return", " ": "a space", "\t": "a tab"}
+            name = what.get(ch, f"character U+{ord(ch):04X}")
+            where = "ends with" if i == len(key) - 1 else f"holds at position {i + 1}"
+            return (
+                f"CTXKEEP_SCORE_KEY {where} {name}: not a valid header value, not sent "
+                f"(a key is printable ASCII without spaces)"
+            )
+    return None
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Follow no redirect: the key goes to the URL given and nowhere else."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+class _Deadline:
+    """Shuts down every connection of one request when its time is up, so no read waits
+    past the deadline however the server paces its bytes."""
+
+    def __init__(self, seconds: float) -> None:
+        self.expired = False
+        self._connections: list[http.client.HTTPConnection] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+
+    def track(self, connection: http.client.HTTPConnection) -> None:
+        with self._lock:
+            self._connections.append(connection)
+            if self.expired:
+                self._shut(connection)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            for connection in self._connections:
+                self._shut(connection)
+
+    @staticmethod
+    def _shut(connection: http.client.HTTPConnection) -> None:
+        sock = connection.sock
+        if sock is not None:
+            # the plain socket's shutdown: a blocked read (TLS too) returns at once
+            with contextlib.suppress(OSError):
+                socket.socket.shutdown(sock, socket.SHUT_RDWR)
+
+    @contextmanager
+    def running(self) -> Iterator[_Deadline]:
+        self._timer.start()
+        try:
+            yield self
+        finally:
+            self._timer.cancel()
+
+
+def _opener(deadline: _Deadline) -> urllib.request.OpenerDirector:
+    """urllib's opener (proxies, TLS as configured) with no redirects, every connection
+    tracked by ``deadline``."""
+
+    def tracked(cls: type[http.client.HTTPConnection]) -> Any:
+        def connect(*args: Any, **kwargs: Any) -> http.client.HTTPConnection:
+            connection = cls(*args, **kwargs)
+            deadline.track(connection)
+            return connection
+
+        return connect
+
+    class Http(urllib.request.HTTPHandler):
+        def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+            return self.do_open(tracked(http.client.HTTPConnection), req)
+
+    class Https(urllib.request.HTTPSHandler):
+        def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+            return self.do_open(
+                tracked(http.client.HTTPSConnection),
+                req,
+                context=self._context,  # type: ignore[attr-defined]
+            )
+
+    return urllib.request.build_opener(_NoRedirect, Http, Https)
+
+
+def _redirect_note(exc: urllib.error.HTTPError) -> str:
+    location = exc.headers.get("Location") if exc.headers is not None else None
+    if exc.code not in (301, 302, 303, 307, 308) or not location:
+        return ""
+    target = safe_url(urllib.parse.urljoin(exc.url or "", location))
+    return f" (a redirect to {target}, not followed: the key goes only to the URL given)"
+
+
+def _scrub(message: str, key: str | None) -> str:
+    """``message`` with any copy of ``key`` masked (a library quoting a header)."""
+    if key and len(key) >= 4 and key in message:
+        message = message.replace(key, "<the key>")
+    return message
+
+
 def post_json(url: str, body: Any, *, key: str | None, timeout: float) -> Any:
     """POST ``body`` as JSON to ``url`` and return the decoded JSON answer."""
     where = safe_url(url)
@@ -54,26 +178,37 @@ def post_json(url: str, body: Any, *, key: str | None, timeout: float) -> Any:
         "User-Agent": f"ctxkeep/{__version__}",
     }
     if key:
+        bad = bad_key_reason(key)
+        if bad is not None:
+            raise ScorerError(bad)
         headers["Authorization"] = f"Bearer {key}"
     try:
         request = urllib.request.Request(url, data=data, method="POST", headers=headers)
     except ValueError as exc:
-        raise ScorerError(f"bad score endpoint {where}: {exc}") from None
+        raise ScorerError(_scrub(f"bad score endpoint {where}: {exc}", key)) from None
     if request.type not in ("http", "https"):
         raise ScorerError(f"score endpoint {where} is not http(s)")
+    deadline = _Deadline(timeout)
+    late = f"{where} did not answer within {timeout:g} s (the whole request)"
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        with deadline.running(), _opener(deadline).open(request, timeout=timeout) as response:
             status = response.status
             raw = response.read(MAX_ANSWER_BYTES + 1)
     except urllib.error.HTTPError as exc:
         exc.close()  # it holds the connection open
-        raise ScorerError(f"{where} answered HTTP {exc.code}") from None
+        raise ScorerError(f"{where} answered HTTP {exc.code}{_redirect_note(exc)}") from None
     except urllib.error.URLError as exc:
-        raise ScorerError(f"cannot reach {where}: {exc.reason}") from None
+        if deadline.expired:
+            raise ScorerError(late) from None
+        raise ScorerError(_scrub(f"cannot reach {where}: {exc.reason}", key)) from None
     except TimeoutError:
-        raise ScorerError(f"{where} did not answer within {timeout:g} s") from None
+        raise ScorerError(late) from None
     except (OSError, http.client.HTTPException, ValueError) as exc:
-        raise ScorerError(f"{where} failed: {type(exc).__name__}: {exc}") from None
+        if deadline.expired:
+            raise ScorerError(late) from None
+        raise ScorerError(_scrub(f"{where} failed: {type(exc).__name__}: {exc}", key)) from None
+    if deadline.expired:  # the body was cut at the deadline
+        raise ScorerError(late)
     if status != 200:
         raise ScorerError(f"{where} answered HTTP {status}")
     if len(raw) > MAX_ANSWER_BYTES:
@@ -93,12 +228,13 @@ def reachable(url: str, *, timeout: float) -> tuple[bool, str]:
         return False, f"bad URL {where}: {exc}"
     if request.type not in ("http", "https"):
         return False, f"{where} is not http(s)"
+    deadline = _Deadline(timeout)
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        with deadline.running(), _opener(deadline).open(request, timeout=timeout) as response:
             return True, f"{where} answered HTTP {response.status}"
     except urllib.error.HTTPError as exc:
         exc.close()
-        return True, f"{where} answered HTTP {exc.code}"
+        return True, f"{where} answered HTTP {exc.code}{_redirect_note(exc)}"
     except urllib.error.URLError as exc:
         return False, f"cannot reach {where}: {exc.reason}"
     except TimeoutError:

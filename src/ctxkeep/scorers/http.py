@@ -33,11 +33,26 @@ _BATCH_KEYS = ("answers", "results", "scores")
 
 
 def _unit_number(value: Any, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise ScorerError(f"{what} {value!r} is not a number")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not _finite(value):
+        raise ScorerError(f"{what} {_short(value)} is not a number")
     if not 0.0 <= value <= 1.0:
-        raise ScorerError(f"{what} {value!r} is outside [0, 1]")
+        raise ScorerError(f"{what} {_short(value)} is outside [0, 1]")
     return float(value)
+
+
+def _finite(value: int | float) -> bool:
+    """A JSON integer of 400 digits is an ``int`` that no float holds: ``math.isfinite``
+    raised OverflowError on it (``doctor --probe`` crashed, issue 14)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def _short(value: Any) -> str:
+    """``repr(value)`` cut to a readable length (an answer may hold a 400-digit number)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _level_index(level: Any, levels: Sequence[str]) -> int:

@@ -23,6 +23,7 @@ from ctxkeep.scorers.base import (
     reduce_level,
     reduce_probabilities,
 )
+from ctxkeep.scorers.http import _finite
 
 __all__ = ["OpenAIChatScorer", "chat_endpoint", "level_of_token", "parse_completion"]
 
@@ -71,7 +72,7 @@ def _from_logprobs(choice: Mapping[str, Any], levels: Sequence[str]) -> Score | 
         token, logprob = alt.get("token"), alt.get("logprob")
         if not isinstance(token, str) or isinstance(logprob, bool):
             continue
-        if not isinstance(logprob, int | float) or not math.isfinite(logprob) or logprob > 0:
+        if not isinstance(logprob, int | float) or not _finite(logprob) or logprob > 0:
             continue
         index = level_of_token(token, levels)
         if index is not None:

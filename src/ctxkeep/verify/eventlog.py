@@ -37,6 +37,7 @@ from ctxkeep.messages import (
     tool_calls,
     tool_results,
 )
+from ctxkeep.paths import append_lines
 from ctxkeep.verify.measure import compare_messages, fingerprint
 
 if TYPE_CHECKING:
@@ -184,8 +185,8 @@ class EventLog:
             )
             emit(self._end(compaction_id, attempt, original, result, seqs_of))
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a", encoding="utf-8") as fh:
-            fh.write("".join(_encode(line).decode() + "\n" for line in lines))
+        # on a fresh line: a torn last line swallowed the next append (issue 14)
+        append_lines(self.path, b"".join(_encode(line) + b"\n" for line in lines))
         # only what reached the file counts as written
         self._remember(original, result, seqs_of)
         self._next_seq = seq

@@ -56,6 +56,7 @@ with summaries occur in practice:
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -66,7 +67,14 @@ import msgspec
 
 from ctxkeep.log.adapters.base import ReadOptions, SessionBuilder
 from ctxkeep.log.model import Compaction, CompactionStatus, Event, EventKind, Session
-from ctxkeep.log.source import Head, Record, decode_json, iter_records
+from ctxkeep.log.source import (
+    Head,
+    Record,
+    decode_json,
+    iter_records,
+    open_regular,
+    read_regular,
+)
 from ctxkeep.messages import (
     compaction_summaries,
     message_prose,
@@ -158,7 +166,10 @@ def _injected_user_kind(text: str) -> str | None:
 # Tokens that decide JSON structure: whole strings (a string never holds a raw newline),
 # brackets, commas and newlines. Used on a peek at the file's start, and to salvage the
 # whole messages of a document that does not decode.
-_TOKEN = re.compile(rb'"[^"\\\n]*(?:\\.[^"\\\n]*)*"|[\[\]{},\n]')
+# A string token ends at its closing quote or, unterminated, at the end of its line: it
+# always matches, so a scan never starts again inside a string (an unterminated string of
+# 32,000 escaped quotes took 2 min 18 s to scan, issue 14).
+_TOKEN = re.compile(rb'"[^"\\\n]*(?:\\.[^"\\\n]*)*"?|[\[\]{},\n]')
 _BYTE_OFFSET = re.compile(r"\(byte (\d+)\)")
 _MESSAGES_KEY = re.compile(rb'\s*"messages"\s*:\s*\[')
 _PEEK_BYTES = 1 << 16
@@ -208,15 +219,19 @@ def _is_multiline_document(peek: bytes) -> bool:
     return False
 
 
-def _entries(path: Path) -> Iterator[_Item]:
-    """The entries of ``path`` in order. Streamed: a message is decoded when its turn
-    comes and dropped once read, so a large log never holds every decoded message at once
-    (which also kept the garbage collector walking them all)."""
-    try:
-        with path.open("rb") as fh:
-            peek = fh.read(_PEEK_BYTES)
-    except OSError:
-        peek = b""  # iter_records reports why (a folder, no such file, no permission)
+def _entries(path: Path | bytes) -> Iterator[_Item]:
+    """The entries of ``path`` (or of content already read: bytes) in order. Streamed: a
+    message is decoded when its turn comes and dropped once read, so a large log never
+    holds every decoded message at once (which also kept the garbage collector walking
+    them all)."""
+    if isinstance(path, bytes):
+        peek = path[:_PEEK_BYTES]
+    else:
+        try:
+            with open_regular(path) as fh:  # never blocks on a FIFO (issue 14)
+                peek = fh.read(_PEEK_BYTES)
+        except OSError:
+            peek = b""  # iter_records reports why (a folder, no such file, no permission)
     if b"\x00" in peek[:8192]:  # binary: a problem of the file, not of a message in it
         for p in iter_records(path):
             if not isinstance(p, Record):
@@ -228,7 +243,7 @@ def _entries(path: Path) -> Iterator[_Item]:
         yield from _jsonl_entries(path)
 
 
-def _jsonl_entries(path: Path) -> Iterator[_Item]:
+def _jsonl_entries(path: Path | bytes) -> Iterator[_Item]:
     index = 0
     for record in iter_records(path):
         if not isinstance(record, Record):
@@ -254,9 +269,9 @@ def _jsonl_entries(path: Path) -> Iterator[_Item]:
             index += 1
 
 
-def _document_entries(path: Path) -> Iterator[_Item]:
+def _document_entries(path: Path | bytes) -> Iterator[_Item]:
     try:
-        data = path.read_bytes()
+        data = path if isinstance(path, bytes) else read_regular(path)
     except OSError as exc:
         yield _Item(-1, 0, problem=f"cannot open: {exc.strerror or exc}")
         return
@@ -585,14 +600,17 @@ def _summary_events(b: SessionBuilder, index: int, line: int, speaker: str, text
 
 def _compactions(b: SessionBuilder, summaries: list[_Summary]) -> None:
     previous: _Summary | None = None
+    # Events are in seq order: each summary's span is a slice found by bisection, not a
+    # scan of every event (5,671 summaries in 11,349 events took 10 s; issue 14's fuzzer).
+    seqs = [e.seq for e in b.events]
     for number, summary in enumerate(summaries, start=1):
         after = previous.end_seq if previous else 0
+        first = bisect.bisect_right(seqs, after)
+        stop = bisect.bisect_left(seqs, summary.start_seq, first)
         span = [
             e
-            for e in b.events
-            if after < e.seq < summary.start_seq
-            and e.injected not in ("system-prompt", "developer")
-            and e.kind not in _MARKERS
+            for e in b.events[first:stop]
+            if e.injected not in ("system-prompt", "developer") and e.kind not in _MARKERS
         ]
         preserved: tuple[int, ...] = ()
         shadowed = tuple(e.seq for e in span)
@@ -655,7 +673,7 @@ def _messages_in_peek(path: Path) -> list[Any] | None:
     """The whole messages at the start of a document too big or too broken to decode;
     None when the file is not a document spread over lines."""
     try:
-        with path.open("rb") as fh:
+        with open_regular(path) as fh:  # never blocks on a FIFO (issue 14)
             peek = fh.read(_PEEK_BYTES)
     except OSError:
         return None

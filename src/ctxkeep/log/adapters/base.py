@@ -69,9 +69,16 @@ def as_str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+_LARGEST_COUNT = 2**53
+"""No seq, line or token count is larger (JSON's safe integers); a 400-digit "count"
+made the rules' float arithmetic raise OverflowError (issue 14, found by the fuzzer)."""
+
+
 def as_int(value: Any) -> int | None:
-    """``value`` if it is an integer (not a bool), else None."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    """``value`` if it is an integer (not a bool) of a plausible size, else None."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) <= _LARGEST_COUNT:
+        return value
+    return None
 
 
 _encode_sorted = msgspec.json.Encoder(order="sorted").encode

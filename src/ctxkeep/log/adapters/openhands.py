@@ -70,7 +70,7 @@ from ctxkeep.log.adapters.base import (
     parts_text,
 )
 from ctxkeep.log.model import Compaction, CompactionStatus, EventKind, ParseProblem, Session
-from ctxkeep.log.source import Head, Record, iter_records, read_whole
+from ctxkeep.log.source import Head, Record, iter_records, open_regular, read_whole
 
 __all__ = ["ADAPTER", "NAME"]
 
@@ -267,7 +267,7 @@ def _is_v0_event(value: Any) -> bool:
 def _v0_events(path: Path, b: SessionBuilder) -> Iterator[tuple[int, Any]]:
     """(line, event) pairs of a V0 file: a JSON array (line 0), a trajectory, or JSONL."""
     try:
-        with path.open("rb") as fh:
+        with open_regular(path) as fh:  # never blocks on a FIFO (issue 14)
             start = fh.read(4096).lstrip()[:1]
     except OSError:
         start = b""
