@@ -57,6 +57,11 @@ def harness_session_folders(home: Path | None = None) -> tuple[HarnessFolder, ..
     )
 
 
+TORN_LINE_END = b"~\n"
+"""Closes a line a writer left unfinished: no JSON text ends with ``~``, so whatever
+prefix of a record was written, the line never parses as a record."""
+
+
 def append_lines(
     path: str | os.PathLike[str], block: bytes, *, mode: int = 0o644, lock: bool = False
 ) -> None:
@@ -65,7 +70,10 @@ def append_lines(
 
     A writer that died mid-line left no newline at the end: without one, the first line
     of this block was glued onto the torn one and both were lost to a reader (the guard's
-    event log, issue 14). A FIFO or a device is refused, never opened to block. ``mode``
+    event log, issue 14). The torn line is closed with :data:`TORN_LINE_END`, so that it
+    stays unreadable even where the writer died right before its newline (a whole JSON
+    object with ``\n`` added would read as a record that was never finished).
+    A FIFO or a device is refused, never opened to block. ``mode``
     is the new file's permissions; ``lock`` holds an exclusive ``flock`` while checking
     the last byte and writing (for several processes appending to one file).
     """
@@ -82,7 +90,7 @@ def append_lines(
             fcntl.flock(fd, fcntl.LOCK_EX)  # released when the file is closed
             info = os.fstat(fd)
         if info.st_size and os.pread(fd, 1, info.st_size - 1) != b"\n":
-            block = b"\n" + block
+            block = TORN_LINE_END + block
         view = memoryview(block)
         while view:
             written = os.write(fd, view)

@@ -49,6 +49,19 @@ def test_append_lines_starts_a_fresh_line_and_refuses_a_fifo(tmp_path: Path) -> 
         append_lines(fifo, b"{}\n")
 
 
+def test_a_line_torn_right_before_its_newline_is_never_read_as_a_record(tmp_path: Path) -> None:
+    # a writer that died after the object but before its newline left valid JSON: closing
+    # the line with a bare newline made that unfinished record readable (the hooks' ledger)
+    from ctxkeep.paths import append_lines
+
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b'{"a": 1}\n{"torn": true}')
+    append_lines(path, b'{"b": 2}\n')
+    session = ctxkeep.read_session(path, format="ctxkeep")
+    assert [p.line for p in session.problems] == [2]
+    assert path.read_bytes().splitlines()[-1] == b'{"b": 2}'
+
+
 def _receipt(tmp_path: Path) -> Path:
     messages = [{"role": "user", "content": f"message {i} " + "x" * 200} for i in range(12)]
     path = tmp_path / "r.jsonl"

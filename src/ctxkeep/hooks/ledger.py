@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ctxkeep.paths import ctxkeep_home
+from ctxkeep.paths import append_lines, ctxkeep_home
 
 __all__ = [
     "LEDGER_NAME",
@@ -218,18 +218,7 @@ def append_record(record: LedgerRecord, path: Path | None = None) -> Path:
     target = path or ledger_path()
     target.parent.mkdir(parents=True, exist_ok=True)
     data = (json.dumps(record.as_json(), ensure_ascii=False, sort_keys=True) + "\n").encode()
-    fd = os.open(target, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
-    try:
-        with _exclusive(fd):
-            size = os.fstat(fd).st_size
-            if size and os.pread(fd, 1, size - 1) != b"\n":
-                data = b"\n" + data
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
-    finally:
-        os.close(fd)
+    append_lines(target, data, mode=0o600, lock=True)
     return target
 
 
