@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxkeep.extract import Identifier, SourceIndex, extract_identifiers, identifier_candidates
+from ctxkeep.extract import SourceIndex, extract_identifiers, identifier_candidates
 from ctxkeep.extract import filters as f
 
 # (text, identifier as it stands, kind)
@@ -166,51 +166,68 @@ def test_every_identifier_filter_has_a_case_and_a_docstring() -> None:
 # ----------------------------------------------------------------------------- SourceIndex
 
 
-def _one(text: str) -> Identifier:
-    (identifier,) = extract_identifiers(text)
-    return identifier
-
-
-# (identifier text in the summary, the sources, found?)
+# (identifier text in the summary, its kind, the sources, found?)
 LOOKUPS = [
-    ("src/ctxkeep/a.py", ["ok /work/main/src/ctxkeep/a.py:12 changed"], True),
-    ("/work/main/src/ctxkeep/a.py", ["M  src/ctxkeep/a.py"], True),
-    ("./run.sh", ["run.sh is executable"], True),
-    ("parser.py:123", ['File "parser.py", line 123'], True),
-    ("src/ctxkeep/a.py", ["src/ctxkeep/a.pyc"], False),
-    ("src/ctxkeep/b.py", ["src/ctxkeep/a.py"], False),
-    ("https://Example.com/Docs/", ["see https://example.com/docs"], True),
-    ("https://example.com/docs", ["see example.com/docs"], True),
-    ("v1.2.3", ["version 1.2.3 released"], True),
-    ("1.2.3", ["version 11.2.3 released"], False),
-    ("localhost:8080", ["listening on 0.0.0.0:8080"], True),
-    ("port 5432", ["PORT=5432"], True),
-    ("$CTXKEEP_HOME", ["CTXKEEP_HOME=/tmp/h"], True),
-    ("${CTXKEEP_HOME}", ["ctxkeep_home"], False),
-    ("3f1c9a0", ["commit 3f1c9a0e5b7d2c44aa"], True),
-    ("3f1c9a0e5b7d2c44aa", ["commit 3f1c9a0"], False),
-    ("#45", ["https://github.com/o/r/pull/45"], True),
-    ("PR 45", ["merged #45"], True),
-    ("#45", ["#456 is open"], False),
-    ("Parser.parse()", ["class Parser:", "    def parse(self):"], True),
-    ("extract_constraints()", ["def extract_constraints(text):"], True),
-    ("extract_constraint()", ["def extract_constraints(text):"], False),
+    ("src/ctxkeep/a.py", "path", ["ok /work/main/src/ctxkeep/a.py:12 changed"], True),
+    ("/work/main/src/ctxkeep/a.py", "path", ["M  src/ctxkeep/a.py"], True),
+    ("./run.sh", "path", ["run.sh is executable"], True),
+    ("parser.py:123", "path", ['File "parser.py", line 123'], True),
+    ("src/ctxkeep/a.py", "path", ["src/ctxkeep/a.pyc"], False),
+    ("src/ctxkeep/b.py", "path", ["src/ctxkeep/a.py"], False),
+    ("https://Example.com/Docs/", "url", ["see https://example.com/docs"], True),
+    ("https://example.com/docs", "url", ["see example.com/docs"], True),
+    ("v1.2.3", "version", ["version 1.2.3 released"], True),
+    ("1.2.3", "version", ["version 11.2.3 released"], False),
+    ("localhost:8080", "port", ["listening on 0.0.0.0:8080"], True),
+    ("port 5432", "port", ["PORT=5432"], True),
+    ("$CTXKEEP_HOME", "env", ["CTXKEEP_HOME=/tmp/h"], True),
+    ("${CTXKEEP_HOME}", "env", ["ctxkeep_home"], False),
+    ("3f1c9a0", "hash", ["commit 3f1c9a0e5b7d2c44aa"], True),
+    ("3f1c9a0e5b7d2c44aa", "hash", ["commit 3f1c9a0"], False),
+    ("#45", "issue", ["https://github.com/o/r/pull/45"], True),
+    ("PR 45", "issue", ["merged #45"], True),
+    ("#45", "issue", ["#456 is open"], False),
+    ("Parser.parse()", "symbol", ["class Parser:\n    def parse(self):"], True),
+    ("Parser.parse()", "symbol", ["class Parser:", "    def parse(self):"], False),
+    ("extract_constraints()", "symbol", ["def extract_constraints(text):"], True),
+    ("extract_constraint()", "symbol", ["def extract_constraints(text):"], False),
+    # issue 11: one identity for an item
+    ("parse_header/2", "symbol", ["  defp parse_header(<<len::16, rest::binary>>) do"], True),
+    ("Map.fetch/2", "symbol", ["fetch(config, :key)", "the Map module"], False),
+    ("Map.fetch/2", "symbol", ["case Map.fetch(opts, :port) do"], True),
+    ("Baz.fun/1", "symbol", ["defmodule Foo.Bar.Baz do\n  def fun(x), do: x\nend"], True),
+    ("Foo.Bar.Baz.fun", "symbol", ["alias Foo.Bar.Baz", "Baz.fun(1)"], True),
+    ("lists:map/2", "symbol", ["lists:map(fun(X) -> X end, L)"], True),
+    ("1.21.3", "version", ["go version go1.21.3 darwin/arm64"], True),
+    ("go1.21.3", "version", ["toolchain 1.21.3"], True),
+    ("total_added_lines", "symbol", ['TotalAddedLines int `json:"total"`'], True),
+    ("TotalAddedLines", "symbol", ["the total added lines of the diff"], True),
+    ("total_added_lines", "symbol", ["TotalAddedLinesCount int"], False),
+    ("Parser#parse", "symbol", ["Parser.parse(text)"], True),
+    ("Parser::parse", "symbol", ["class Parser\n  def parse(text)\n  end\nend"], True),
+    ("self.parse", "symbol", ["def parse(self):"], True),
+    ("Strategy.initialize", "symbol", ["func (s *Strategy) initialize(repo string) {"], True),
+    ("Strategy.initialize", "symbol", ["type Strategy struct{}", "func initialize() {}"], False),
+    ("/var/folders/wl/.../T/e2e-1", "path", ["cd /var/folders/wl/x1y2/T/e2e-1 && ls"], True),
+    ("/var/folders/wl/.../T/e2e-2", "path", ["cd /var/folders/wl/x1y2/T/e2e-1 && ls"], False),
+    ("/Users/alex/.claude/x.json", "path", ["wrote REDACTED.claude/x.json"], True),
+    ("C:\\Users\\me\\out.txt", "path", ["c:/users/me/out.txt"], True),
+    ("~/.config/app.toml", "path", ["/home/me/.config/app.toml"], True),
 ]
 
 
-@pytest.mark.parametrize(("summary_item", "sources", "found"), LOOKUPS)
-def test_source_index_contains(summary_item: str, sources: list[str], found: bool) -> None:
-    identifier = _one(summary_item)
-    assert SourceIndex(sources).contains(identifier) is found
+@pytest.mark.parametrize(("summary_item", "kind", "sources", "found"), LOOKUPS)
+def test_source_index_contains(summary_item: str, kind: str, sources: list[str], found: bool) -> None:
+    assert SourceIndex(sources).contains(summary_item, kind) is found
 
 
 def test_source_index_does_not_join_across_sources() -> None:
     index = SourceIndex(["the file src/ctx", "keep/a.py"])
-    assert not index.contains(_one("src/ctxkeep/a.py"))
+    assert not index.contains("src/ctxkeep/a.py", "path")
 
 
 def test_empty_sources_contain_nothing() -> None:
-    assert not SourceIndex([]).contains(_one("v1.2.3"))
+    assert not SourceIndex([]).contains("v1.2.3", "version")
 
 
 def test_cjk_char_ranges_match_the_cjk_class() -> None:

@@ -17,10 +17,13 @@ from ctxkeep.extract._text import CJK_CLASS, has_cjk, words_of
 
 __all__ = [
     "CONSTRAINT_FILTERS",
+    "IDENTIFIER_CONTEXT_FILTERS",
     "IDENTIFIER_FILTERS",
     "ConstraintFilter",
+    "IdentifierContextFilter",
     "IdentifierFilter",
     "is_assembly_mnemonic_list",
+    "is_bare_number_sign",
     "is_bie_inside_word",
     "is_bude_idiom",
     "is_c_keyword_chain",
@@ -40,6 +43,7 @@ __all__ = [
     "is_quantity_only",
     "is_question",
     "is_register_or_suffix_list",
+    "is_slash_alternatives_in_prose",
     "is_subordinate_clause",
     "is_unrestrictive_zhi",
     "is_words_joined_by_slashes",
@@ -233,6 +237,69 @@ def is_prose_parenthesis(candidate: str) -> bool:
     name = candidate.split("(", 1)[0]
     code_shaped = "_" in name or "." in name or _CAMEL_INNER.search(name) is not None
     return not (candidate.endswith("()") or code_shaped)
+
+
+# ----------------------------------------------------------- identifiers, in context
+
+IdentifierContextFilter = Callable[[str, str, int], bool]
+
+_ISSUE_CONTEXT = re.compile(
+    r"\b(?:issues?|PRs?|pull|pulls|merge|MRs?|tickets?|bugs?|github|gitlab|jira|fix(?:es|ed)?"
+    r"|clos(?:e|es|ed)|resolv(?:e|es|ed)|ref(?:s)?|see)\b|问题|工单|合并请求",
+    re.IGNORECASE,
+)
+
+
+def _line_around(text: str, start: int) -> str:
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    return text[line_start : len(text) if line_end < 0 else line_end]
+
+
+def is_bare_number_sign(candidate: str, text: str, start: int) -> bool:
+    """``step #3`` / ``the #1 cause`` / ``第#2项``: a number sign with no issue in sight.
+
+    A bare ``#N`` is an issue or pull request only when its line says so (issue, PR,
+    pull, merge, ticket, bug, fixes, closes, GitHub, ...); otherwise it is an ordinal,
+    a fragment of a list, not an item to look up.
+    """
+    if not candidate.startswith("#"):
+        return False
+    return _ISSUE_CONTEXT.search(_line_around(text, start)) is None
+
+
+_CODE_MARKS = "`'\"*"
+_LOCATION_WORDS = words_of(
+    "in at under into to from inside within file files folder folders directory directories "
+    "dir dirs path paths see open opened edit edited read wrote write create created move "
+    "moved copy copied delete deleted run ran cd ls mkdir touch rm mv cp"
+)
+_PLAIN_WORD = re.compile(r"[a-z]+")
+
+
+def is_slash_alternatives_in_prose(candidate: str, text: str, start: int) -> bool:
+    """``fix failing tests/build`` / ``the lint/test step``: two plain words joined by a
+    slash in running prose, an alternative, not a folder.
+
+    Claude Code summary (entireio/cli, benchmarks/real-logs): "User first requested to fix
+    failing tests/build". Only two lower-case alphabetic segments, with no code markup
+    around them and no word before them that introduces a location (in, to, under, file,
+    folder, edit, cd, ...): ``edit src/cli`` and `` `tests/build` `` stay paths.
+    """
+    segments = candidate.split("/")
+    if len(segments) != 2 or not all(_PLAIN_WORD.fullmatch(s) for s in segments):
+        return False
+    end = start + len(candidate)
+    if (start > 0 and text[start - 1] in _CODE_MARKS) or (end < len(text) and text[end] in _CODE_MARKS):
+        return False
+    before = re.findall(r"[A-Za-z]+", text[max(0, start - 30) : start])
+    return not (before and before[-1].lower() in _LOCATION_WORDS)
+
+
+IDENTIFIER_CONTEXT_FILTERS: dict[str, tuple[IdentifierContextFilter, ...]] = {
+    "issue": (is_bare_number_sign,),
+    "path": (is_slash_alternatives_in_prose,),
+}
 
 
 # Keyed by identifier kind, or by pattern name where one kind has several patterns

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import ClassVar
 
-from ctxkeep.findings import Confidence, Finding, Severity
+from ctxkeep.findings import Confidence, Finding, ItemDetail, Severity
 from ctxkeep.log.model import Event
 from ctxkeep.rules.context import RuleContext
 
@@ -70,6 +70,7 @@ class Rule:
         lines: Iterable[int] = (),
         items: Iterable[str] = (),
         confidence: Confidence = Confidence.HIGH,
+        items_detail: Iterable[ItemDetail] = (),
     ) -> Finding:
         """A finding of this rule; ``events`` adds their seqs and (non-zero) lines."""
         event_list = list(events)
@@ -86,4 +87,5 @@ class Rule:
             lines=tuple(all_lines),
             items=tuple(items),
             confidence=confidence,
+            items_detail=tuple(items_detail),
         )

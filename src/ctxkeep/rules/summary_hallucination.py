@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from ctxkeep.extract import Identifier, SourceIndex, extract_identifiers
-from ctxkeep.findings import Confidence, Finding, Severity
+from ctxkeep.extract.claims import Claim, Support, extract_claims, ground_claim
+from ctxkeep.findings import Confidence, Finding, ItemDetail, Severity
 from ctxkeep.rules.base import Rule
 from ctxkeep.rules.context import CompactionView, RuleContext
 
 __all__ = [
     "SummaryHallucination",
+    "UnsupportedItem",
     "invented_items",
     "is_file_of_a_named_module",
+    "is_harness_instruction_file",
+    "is_harness_tool",
     "is_summary_section_heading",
     "is_transcript_pointer",
     "module_name_of",
@@ -29,7 +34,8 @@ def is_transcript_pointer(identifier: Identifier, summary: str) -> bool:
 
     Claude Code ends every summary with "... read the full transcript at:
     /home/u/.claude/projects/<cwd>/<uuid>.jsonl": the harness appends it, the model did
-    not invent it, and it appears nowhere in the replaced history.
+    not invent it, and it appears nowhere in the replaced history. The real logs in
+    benchmarks/ show it redacted too (``/Users/alex/.REDACTED.jsonl``): the same pointer.
     """
     if identifier.kind != "path" or not identifier.text.endswith(".jsonl"):
         return False
@@ -73,13 +79,7 @@ def is_file_of_a_named_module(identifier: Identifier, sources: SourceIndex) -> b
     dotted = module_name_of(identifier.text)
     if dotted is None:
         return False
-    return sources.contains(Identifier(dotted, "symbol", 0, len(dotted)))
-
-
-def _is_harness_text(identifier: Identifier, summary: str) -> bool:
-    return is_transcript_pointer(identifier, summary) or is_summary_section_heading(
-        identifier, summary
-    )
+    return sources.contains(dotted, "symbol")
 
 
 def is_summary_section_heading(identifier: Identifier, summary: str) -> bool:
@@ -97,79 +97,251 @@ def is_summary_section_heading(identifier: Identifier, summary: str) -> bool:
     return _LINE_START.search(summary[max(0, identifier.start - 40) : identifier.start]) is not None
 
 
-def invented_items(view: CompactionView) -> list[Identifier]:
-    """Identifiers of the summary found in none of its sources, first occurrence each."""
+# Instruction files each harness loads into its system prompt without writing them to
+# the session log.
+_INSTRUCTION_FILES = frozenset(
+    {
+        "claude.md",
+        "claude.local.md",
+        "agents.md",
+        "agent.md",
+        "gemini.md",
+        ".cursorrules",
+        ".windsurfrules",
+        "copilot-instructions.md",
+        "conventions.md",
+    }
+)
+
+
+def is_harness_instruction_file(identifier: Identifier, summary: str) -> bool:
+    """``CLAUDE.md`` / ``AGENTS.md``: the instruction file the harness puts in the system
+    prompt, which the session log never records.
+
+    Claude Code summary (entireio/cli, benchmarks/real-logs): "Per the CLAUDE.md
+    instructions, commits should only be created when asked": the file was in the
+    model's context from the start and appears nowhere in the log.
+    """
+    if identifier.kind != "path":
+        return False
+    name = identifier.text.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    return name in _INSTRUCTION_FILES
+
+
+# The tools each harness offers in its system prompt, which the log does not record
+# unless one is called: a summary may name one that was offered and never used.
+_HARNESS_TOOLS = frozenset(
+    "Agent Bash BashOutput Edit EnterPlanMode ExitPlanMode Glob Grep KillShell LS "
+    "ListMcpResourcesTool MultiEdit NotebookEdit NotebookRead Read ReadMcpResourceTool "
+    "SlashCommand Skill Task TaskCreate TaskGet TaskList TaskOutput TaskStop TaskUpdate "
+    "TodoRead TodoWrite WebFetch WebSearch Write AskUserQuestion "
+    "shell apply_patch update_plan view_image web_search exec_command write_stdin "
+    "read_file list_dir grep_files".split()
+)
+
+
+def is_harness_tool(name: str) -> bool:
+    """``WebSearch`` / ``apply_patch``: a tool the harness offers (Claude Code, Codex), in
+    its system prompt, which the log does not record unless the tool is called."""
+    return name in _HARNESS_TOOLS
+
+
+def _is_harness_text(identifier: Identifier, summary: str) -> bool:
+    return (
+        is_transcript_pointer(identifier, summary)
+        or is_summary_section_heading(identifier, summary)
+        or is_harness_instruction_file(identifier, summary)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class UnsupportedItem:
+    """An item or claim of a summary that its sources do not bear out, with its offsets
+    in the summary, how sure the rule is, and why."""
+
+    text: str
+    kind: str
+    start: int
+    end: int
+    confidence: Confidence
+    why: str
+
+    def detail(self) -> ItemDetail:
+        return ItemDetail(self.text, self.kind, self.confidence, self.why)
+
+
+_ABSENT = "no spelling of it occurs in what the summary was written from"
+_WHY_CLAIM = {
+    Support.UNSUPPORTED: "no source states it",
+    Support.CONTRADICTED: "contradicted: {detail}",
+    Support.NEAR: "within 2 of what the sources show ({detail})",
+    Support.UNCOUNTED: "no source states this count; it may have been counted from them",
+}
+# Verdicts that are doubtful by themselves: the item is low confidence whatever else.
+_DOUBTFUL = (Support.NEAR, Support.UNCOUNTED)
+_REDACTED = "the sources hold redacted text (REDACTED) that may be it"
+
+
+def _hidden_reasons(view: CompactionView) -> list[str]:
+    """What the log cannot show about this compaction's sources, as reasons that lower
+    the confidence of every item it did not find."""
+    reasons = []
+    if view.history_before_file:
+        reasons.append("the log begins mid-session: history before its first line is missing")
+    if view.session.hooks_unrecorded:
+        reasons.append("this session ran hooks whose output the harness did not record")
+    calls = view.unanswered_calls
+    if calls:
+        names = ", ".join(sorted({c.tool_name or "a tool" for c in calls}))
+        reasons.append(f"{len(calls)} tool call(s) before the compaction have no result ({names})")
+    return reasons
+
+
+def _judged(
+    text: str, kind: str, span: tuple[int, int], why: str, doubts: list[str]
+) -> UnsupportedItem:
+    """An item with its reason; any doubt makes it LOW and is added to the reason."""
+    if not doubts:
+        return UnsupportedItem(text, kind, *span, Confidence.HIGH, why)
+    reason = f"{why} (low confidence: {'; '.join(doubts)})"
+    return UnsupportedItem(text, kind, *span, Confidence.LOW, reason)
+
+
+def _unsupported_identifiers(
+    summary: str, sources: SourceIndex, hidden: list[str]
+) -> Iterator[UnsupportedItem]:
+    for identifier in extract_identifiers(summary):
+        if _is_harness_text(identifier, summary):
+            continue
+        if sources.contains(identifier.text, identifier.kind) or is_file_of_a_named_module(
+            identifier, sources
+        ):
+            continue
+        doubts = ([_REDACTED] if sources.could_hide(identifier.text) else []) + hidden
+        span = (identifier.start, identifier.end)
+        yield _judged(identifier.text, identifier.kind, span, _ABSENT, doubts)
+
+
+def _unsupported_claims(
+    summary: str, sources: SourceIndex, hidden: list[str]
+) -> Iterator[UnsupportedItem]:
+    judged = [(claim, ground_claim(claim, sources, summary)) for claim in extract_claims(summary)]
+    # a claim the summary states twice is borne out if one place bears it out (the
+    # list after its first mention, say)
+    supported = {c.text.lower() for c, g in judged if g.support is Support.SUPPORTED}
+    for claim, grounding in judged:
+        if claim.text.lower() in supported:
+            continue
+        why = _WHY_CLAIM[grounding.support].format(detail=grounding.detail)
+        doubts = list(hidden)
+        if grounding.support in _DOUBTFUL:
+            doubts.insert(0, "a near miss or a count the model may have made")
+        if claim.kind == "tool" and is_harness_tool(claim.text):
+            doubts.insert(0, "a tool the harness offers in its unrecorded system prompt")
+        if claim.kind == "quote" and sources.could_hide(claim.text):
+            doubts.insert(0, _REDACTED)
+        yield _judged(claim.text, claim.kind, (claim.start, claim.end), why, doubts)
+
+
+def invented_items(view: CompactionView) -> list[UnsupportedItem]:
+    """Items and claims of the summary its sources do not bear out, first occurrence of
+    each text, in order of position; each with its confidence and why."""
     summary = view.summary
     if summary is None:
         return []
-    invented: dict[str, Identifier] = {}
     sources = view.source_index()
-    for identifier in extract_identifiers(summary):
-        if identifier.text in invented or _is_harness_text(identifier, summary):
-            continue
-        if not sources.contains(identifier) and not is_file_of_a_named_module(identifier, sources):
-            invented[identifier.text] = identifier
-    return list(invented.values())
+    hidden = _hidden_reasons(view)
+    found: dict[str, UnsupportedItem] = {}
+    for item in (
+        *_unsupported_identifiers(summary, sources, hidden),
+        *_unsupported_claims(summary, sources, hidden),
+    ):
+        found.setdefault(item.text, item)
+    return sorted(found.values(), key=lambda i: (i.start, i.end))
+
+
+def _message(index: int, items: list[UnsupportedItem], high: bool) -> str:
+    n = len(items)
+    noun = f"{n} item{'s' if n != 1 else ''}"
+    if high:
+        return (
+            f"the summary of compaction {index} names {noun} found nowhere in the history "
+            "it replaced or the previous summary"
+        )
+    return (
+        f"the summary of compaction {index} names {noun} its sources do not show, with low "
+        "confidence: the log cannot show everything they were written from (see each item)"
+    )
 
 
 class SummaryHallucination(Rule):
-    """The summary states a specific item that appears nowhere in what it was written from.
+    """The summary states an item or a claim that nothing it was written from bears out.
 
     An invented file path, version, port, environment variable, code symbol, URL, hash or
     issue number is worse than a lost one: the agent acts on it with the same confidence
-    as on real history. Sources are the events the summary replaced (tool results
-    included: most paths and symbols enter through tool output), the events kept beside
-    it, the previous summary (identifiers inherited from it are not invented) and a
+    as on real history. So is an invented claim: a count with its noun ("12 existing
+    tests"), a line number or range ("line 913", "file.go:40-55"), a comparison ("complexity
+    8 > max 6"), a percentage, a duration, a quoted error message, a tool name. Sources are
+    the events the summary replaced (tool results included: most paths and symbols enter
+    through tool output), tool results a micro-compaction cleared before it, the events
+    kept beside it, the previous summary (items inherited from it are not invented) and a
     manual compaction's instructions.
 
-    Not invented (named filters, each with the real case that needed it): the harness's
-    own pointer to the full transcript (:func:`is_transcript_pointer`), the section
-    labels of a summary template such as OpenHands' ``USER_CONTEXT:``
-    (:func:`is_summary_section_heading`), and a Python file whose module the sources
-    name (``src/pkg/errors.py`` for ``pkg.errors``, :func:`is_file_of_a_named_module`).
-    Paths, C keywords, numbered lists, dates and other false positives of the patterns
-    themselves are dropped by the extractor's filters.
+    Items are compared under one identity (docs/judgement-items.md): ``parse_header/2``
+    is Elixir's ``defp parse_header(``, ``1.21.3`` is ``go1.21.3``, ``total_added_lines``
+    is ``TotalAddedLines``, ``src/a.py`` is ``/work/app/src/a.py``, an elided
+    ``/var/.../T/x`` is found when its pieces are; a qualified name stays qualified
+    (``Map.fetch/2`` is not found because ``fetch`` is). A count is borne out by the same
+    number near the same noun, or by the list of that many items that follows it in the
+    summary; "7 locations" followed by a list of 6 is contradicted.
 
-    Where the harness ran hooks whose output it did not record (Claude Code keeps only a
-    ``hook_progress`` line), an item may have come from that output: such findings carry
-    low confidence and say so, instead of being dropped or stated as certain.
+    Not items (named filters, each with the real case that needed it): the harness's own
+    pointer to the full transcript (:func:`is_transcript_pointer`), the section labels of
+    a summary template such as OpenHands' ``USER_CONTEXT:``
+    (:func:`is_summary_section_heading`), an instruction file the harness loads unlogged
+    such as ``CLAUDE.md`` (:func:`is_harness_instruction_file`), and a Python file whose
+    module the sources name (:func:`is_file_of_a_named_module`); the extractor's own
+    filters drop dates, numbered lists, a bare ``#N`` with no issue in sight and other
+    false positives of the patterns.
 
-    Example: the replaced history only ever mentions ``src/parser.py`` and port 8080; the
-    summary says "the fix lives in ``src/lexer.py`` and the server runs on port 8443".
+    Every item carries a confidence and a reason (``items_detail`` in JSON). High: absent
+    in every spelling and nothing hidden could explain it; these make an ``error``
+    finding. Low, reported in a second finding at ``warn``: the log begins mid-session,
+    the session ran hooks whose output the harness did not record, a tool call before the
+    compaction has no result, the sources hold redacted text that may be the item, the
+    figure is within 2 of one the sources give, a count no source states (it may have
+    been counted), or a tool the harness offers unlogged.
+
+    Example: the replaced history only ever mentions ``src/parser.py``, port 8080 and
+    "Found 3 files"; the summary says "the fix lives in ``src/lexer.py``, the server runs
+    on port 8443, and 7 files changed".
     """
 
     id = "CK002"
     name = "summary-hallucination"
     level = Severity.ERROR
-    summary = "the summary names a path, version, port, URL, hash, issue or symbol no source holds"
+    level_note = "error for high-confidence items, warn for low-confidence ones"
+    summary = "the summary names an item or states a claim that no source bears out"
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for view in ctx.views():
             summary = view.summary
             if summary is None or not view.has_history:
                 continue  # CK009 / CK010 say why there is nothing to audit
-            invented = [i.text for i in invented_items(view)]
-            if not invented:
-                continue
-            n = len(invented)
-            index = view.compaction.index
-            message = (
-                f"the summary of compaction {index} names {n} item{'s' if n != 1 else ''} "
-                "found nowhere in the history it replaced or the previous summary"
-            )
-            confidence = Confidence.HIGH
-            if ctx.session.hooks_unrecorded:
-                confidence = Confidence.LOW
-                message += (
-                    " (low confidence: this session ran hooks whose output the harness did "
-                    "not record, and the items may have come from there)"
+            items = invented_items(view)
+            high = [i for i in items if i.confidence is Confidence.HIGH]
+            low = [i for i in items if i.confidence is Confidence.LOW]
+            for group, is_high in ((high, True), (low, False)):
+                if not group:
+                    continue
+                yield self.finding(
+                    ctx,
+                    _message(view.compaction.index, group, is_high),
+                    level=Severity.ERROR if is_high else Severity.WARN,
+                    compaction=view.compaction.index,
+                    seqs=[view.compaction.end_seq or view.compaction.start_seq],
+                    lines=[view.compaction.summary_line],
+                    items=[i.text for i in group],
+                    confidence=Confidence.HIGH if is_high else Confidence.LOW,
+                    items_detail=[i.detail() for i in group],
                 )
-            yield self.finding(
-                ctx,
-                message,
-                compaction=index,
-                seqs=[view.compaction.end_seq or view.compaction.start_seq],
-                lines=[view.compaction.summary_line],
-                items=invented,
-                confidence=confidence,
-            )

@@ -1,0 +1,543 @@
+"""Claims a summary makes besides naming things: counts, line numbers, comparisons,
+percentages, durations, quoted messages and tool names, and whether the sources bear
+each one out.
+
+What real summaries invent is mostly not a path: "12 existing tests" where the log shows
+ten, "line 913" for a function the log shows at 952, "complexity 8 > max 6" from no
+linter output, a quoted compiler error nobody saw, "the `FetchDocs` tool" that does not
+exist. :func:`extract_claims` finds them in a summary (small: regexes are fine);
+:func:`ground_claim` looks each up in a :class:`~ctxkeep.extract.identity.SourceIndex`
+(large: ``str.find`` only, then a small window around each hit).
+
+Precision first: a claim is extracted only when its shape is unambiguous (a number with
+its noun, "line N", a quote of several words), and one that cannot be judged is not
+reported. How each kind is grounded is in docs/judgement-items.md.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+
+from ctxkeep.extract._text import normalise_word
+from ctxkeep.extract.identity import ALNUM, NOTHING, NUMBER, WORD, SourceIndex
+
+__all__ = ["CLAIM_KINDS", "Claim", "Grounding", "Support", "extract_claims", "ground_claim"]
+
+CLAIM_KINDS = ("count", "line", "comparison", "percent", "duration", "quote", "tool")
+
+_NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+}  # fmt: skip
+# How close a figure must be to a grounded one for the claim to be a near miss (the
+# issue's rule: a count or range within 2 of what the sources show is low confidence).
+NEAR_MISS = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """One claim as it stands in the summary: its text, kind and offsets, the figures it
+    states (``values``) and, for counts and comparisons, the noun they are about."""
+
+    text: str
+    kind: str
+    start: int
+    end: int
+    values: tuple[float, ...] = ()
+    noun: str = ""
+
+
+class Support(Enum):
+    """What the sources (or the summary's own list) say about a claim."""
+
+    SUPPORTED = "supported"
+    NEAR = "near"  # a figure within NEAR_MISS of the claim's is grounded
+    UNCOUNTED = "uncounted"  # a count no source states: the model may have counted it
+    CONTRADICTED = "contradicted"  # the summary's own list has another length
+    UNSUPPORTED = "unsupported"
+
+
+@dataclass(frozen=True, slots=True)
+class Grounding:
+    """The verdict on one claim, and the grounded figure or text that explains it."""
+
+    support: Support
+    detail: str = ""
+
+
+# --------------------------------------------------------------------------- patterns
+
+_NUM = r"(?<![\w.,/:#$-])(\d{1,6}|" + "|".join(_NUMBER_WORDS) + r")"
+# A number and the (up to four) words after it, among which its noun.
+_COUNT = re.compile(_NUM + r"\s+([a-z]{2,}(?:[ -][a-z]{2,}){0,3})\b", re.IGNORECASE)
+# Nouns that make the number something else (a duration, a size, a time of day, a line)
+_NOT_COUNT_NOUNS = frozenset(
+    "ms millisecond milliseconds sec secs second seconds min mins minute minutes hour hours "
+    "hr hrs day days week weeks month months year years byte bytes kb mb gb tb kib mib gib "
+    "percent pm am line lines times time char chars character characters token tokens "
+    "x px pt em of and or to by in at on for from with than the".split()
+)
+_LINE = re.compile(
+    r"\b(?:lines?|L)\s?(\d{1,6})(?:\s*(?:-|–|to|through)\s*L?(\d{1,6}))?\b"
+    r"|(?<![\w/.-])[\w.-]+\.[A-Za-z]{1,10}:(\d{1,6})(?:-(\d{1,6}))?\b"
+)
+_COMPARISON = re.compile(
+    r"\b([a-z][a-z_ -]{2,30}?)\s+(\d+(?:\.\d+)?)\s*(?:>=|<=|≥|≤|>|<|exceeds|over|above|"
+    r"below|under)\s*(?:the\s+)?(?:max(?:imum)?|min(?:imum)?|limit|threshold|allowed)?"
+    r"(?:\s+of)?\s*(\d+(?:\.\d+)?)\b",
+    re.IGNORECASE,
+)
+_PERCENT = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s?(?:%|percent\b)")
+_DURATION_UNITS = {
+    "ms": 0.001, "millisecond": 0.001, "milliseconds": 0.001,
+    "s": 1.0, "sec": 1.0, "secs": 1.0, "second": 1.0, "seconds": 1.0,
+    "min": 60.0, "mins": 60.0, "minute": 60.0, "minutes": 60.0,
+    "h": 3600.0, "hr": 3600.0, "hrs": 3600.0, "hour": 3600.0, "hours": 3600.0,
+}  # fmt: skip
+_DURATION = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)(?:\s|-)?(milliseconds?|ms|seconds?|secs?|minutes?|mins?|hours?"
+    r"|hrs?)\b|(?<![\w.])(\d+(?:\.\d+)?)(ms|s|h)\b"
+)
+# Quote delimiters, paired in order within a line: (opening, closing).
+_QUOTE_PAIRS = (('"', '"'), ("\u201c", "\u201d"), ("`", "`"))
+# "the `WebFetch` tool", "the FetchDocs tool", "tool `run_tests`", "mcp__linear__get_issue":
+# a name that is code-shaped (backticks, CamelCase of two words or more, snake_case, mcp__)
+_TOOL = re.compile(
+    r"`(\w+)`\s+tool\b"
+    r"|\bthe\s+(mcp__\w+|[A-Z][a-z]+(?:[A-Z][a-z]+)+|[a-z]+(?:_[a-z]+)+)\s+tool\b"
+    r"|\btool\s+`(\w+)`"
+    r"|\b(mcp__\w+)"
+)
+
+
+def _number(token: str) -> int:
+    return _NUMBER_WORDS.get(token.lower(), 0) or int(token)
+
+
+# Words that end in "s" and are no plural noun.
+_NOT_PLURAL = frozenset(
+    "was has is does this thus its plus yes as us bus gas across always towards afterwards "
+    "besides perhaps sometimes whereas unless various previous serious obvious whereas "
+    "upwards downwards backwards forwards nowadays".split()
+)
+
+
+def _count_noun(words: str) -> str | None:
+    """The plural noun a count is about: the last of the (up to four) words after the
+    number that ends in ``s`` before a word that does not ("5 merge conflicts" ->
+    conflicts); None when no plural noun follows ("2 deep", "6 conflicted")."""
+    noun = None
+    for word in re.split(r"[ -]", words.lower()):
+        plural = word.endswith("s") and not word.endswith(("ss", "us", "ous", "is"))
+        if len(word) >= 3 and plural and word not in _NOT_PLURAL:
+            noun = word
+        elif noun is not None:
+            break
+    return noun
+
+
+def _counts(summary: str) -> list[Claim]:
+    """Counts of two or more with a plural noun ("12 existing tests", "Five more
+    conflicts"); "1 fix" and "one of" are too often not counts to judge."""
+    out = []
+    for m in _COUNT.finditer(summary):
+        value = _number(m.group(1))
+        noun = _count_noun(m.group(2))
+        if value < 2 or noun is None or noun in _NOT_COUNT_NOUNS:
+            continue
+        end = m.start(2) + m.group(2).lower().find(noun) + len(noun)
+        text = summary[m.start() : end]
+        out.append(Claim(text, "count", m.start(), end, (float(value),), noun))
+    return out
+
+
+def _lines(summary: str) -> list[Claim]:
+    out = []
+    for m in _LINE.finditer(summary):
+        values = tuple(float(g) for g in m.groups() if g is not None)
+        out.append(Claim(m.group(), "line", m.start(), m.end(), values))
+    return out
+
+
+def _comparisons(summary: str) -> list[Claim]:
+    out = []
+    for m in _COMPARISON.finditer(summary):
+        noun = m.group(1).strip().lower().split()[-1]
+        values = (float(m.group(2)), float(m.group(3)))
+        out.append(Claim(m.group().strip(), "comparison", m.start(), m.end(), values, noun))
+    return out
+
+
+def _percents(summary: str) -> list[Claim]:
+    return [
+        Claim(m.group(), "percent", m.start(), m.end(), (float(m.group(1)),))
+        for m in _PERCENT.finditer(summary)
+    ]
+
+
+def _durations(summary: str) -> list[Claim]:
+    out = []
+    for m in _DURATION.finditer(summary):
+        value = m.group(1) or m.group(3)
+        unit = (m.group(2) or m.group(4)).lower()
+        seconds = float(value) * _DURATION_UNITS[unit]
+        out.append(Claim(m.group(), "duration", m.start(), m.end(), (seconds,), unit))
+    return out
+
+
+def _quoted_spans(summary: str) -> list[tuple[int, int, bool]]:
+    """``(start, end, backticked)`` of each quoted span, delimiters paired in order along
+    each line (so the text between two quotes is never taken for one); spans inside a
+    fenced code block are left out."""
+    spans = []
+    offset = 0
+    fenced = False
+    for line in summary.split("\n"):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        elif not fenced:
+            for opening, closing in _QUOTE_PAIRS:
+                position = 0
+                while (start := line.find(opening, position)) >= 0:
+                    end = line.find(closing, start + 1)
+                    if end < 0:
+                        break
+                    spans.append((offset + start + 1, offset + end, opening == "`"))
+                    position = end + 1
+        offset += len(line) + 1
+    return spans
+
+
+def _quotes(summary: str) -> list[Claim]:
+    """Quoted messages: several words between quotes ("failed to update branch
+    reference: ... is a directory"); a backticked span needs four words and no call
+    parentheses, as code spans are mostly expressions."""
+    out = []
+    for start, end, backticked in _quoted_spans(summary):
+        body = summary[start:end]
+        words = re.findall(r"[A-Za-z]{2,}", body)
+        if len(body) < 8 or len(words) < (4 if backticked else 3):
+            continue
+        if backticked and ("(" in body or "=" in body or " " not in body.strip()):
+            continue
+        out.append(Claim(body, "quote", start, end))
+    return out
+
+
+def _tools(summary: str) -> list[Claim]:
+    out = []
+    for m in _TOOL.finditer(summary):
+        name = next(g for g in m.groups() if g is not None)
+        start = summary.index(name, m.start())
+        out.append(Claim(name, "tool", start, start + len(name)))
+    return out
+
+
+def extract_claims(summary: str) -> list[Claim]:
+    """The claims of ``summary`` in order of position, overlapping ones resolved in
+    favour of the more specific kind (a line before a count, a comparison before both)."""
+    found = [
+        *_comparisons(summary),
+        *_lines(summary),
+        *_percents(summary),
+        *_durations(summary),
+        *_quotes(summary),
+        *_tools(summary),
+        *_counts(summary),
+    ]
+    kept: list[Claim] = []
+    for claim in found:  # the earlier kinds win an overlap
+        if claim.kind == "quote" or not any(
+            k.kind != "quote" and k.start < claim.end and claim.start < k.end for k in kept
+        ):
+            kept.append(claim)
+    return sorted(kept, key=lambda c: (c.start, c.end))
+
+
+# --------------------------------------------------------------------------- grounding
+
+# The shapes a figure takes in raw text: (needle, the neighbours it must not touch).
+_Shapes = Callable[[int], list[tuple[str, frozenset[str]]]]
+
+
+def ground_claim(claim: Claim, sources: SourceIndex, summary: str) -> Grounding:
+    """Whether the sources (or, for a count, the summary's own list) support ``claim``."""
+    if claim.kind == "count":
+        return _ground_count(claim, sources, summary)
+    if claim.kind == "line":
+        return _ground_figures(claim, sources, _line_shapes)
+    if claim.kind == "percent":
+        return _ground_figures(claim, sources, _percent_shapes)
+    if claim.kind == "duration":
+        return _ground_duration(claim, sources)
+    if claim.kind == "comparison":
+        return _ground_comparison(claim, sources)
+    if claim.kind == "quote":
+        return _ground_quote(claim, sources)
+    return _ground_tool(claim, sources)
+
+
+def _figure(value: float) -> str:
+    return str(int(value)) if value == int(value) else str(value)
+
+
+def _stem(noun: str) -> str:
+    stem = normalise_word(noun)
+    return stem[:-1] if stem.endswith("e") and len(stem) > 4 else stem
+
+
+def _count_in_sources(value: int, noun: str, sources: SourceIndex) -> bool:
+    """``value`` (digits or word) then the noun, with at most three words between them on
+    the same line ("7 files", "12 existing unit tests", "Found 7 files"); or the noun then
+    a colon or equals sign and the value ("tests: 12", "files=7")."""
+    stem = re.escape(_stem(noun))
+    after = re.compile(rf"[ \t]+(?:[A-Za-z-]+[ \t]+){{0,3}}?{stem}", re.IGNORECASE)
+    before = re.compile(rf"{stem}[a-z]*(?:[ \t]+[a-z]+)?[ \t]*[:=][ \t]*$", re.IGNORECASE)
+    tokens = [str(value)] + [w for w, n in _NUMBER_WORDS.items() if n == value]
+    for token in tokens:
+        for text, index, start, end in sources.find_all(token, ignore_case=True):
+            stop = index + len(token)
+            if after.match(text, stop, min(end, stop + 60)) or before.search(
+                text, max(start, index - 30), index
+            ):
+                return True
+    return False
+
+
+_SENTENCE_BREAK = re.compile(r"[.;!?](?:\s|$)|\s[-\u2014\u2013]\s")
+_BULLET_LINE = re.compile(r"[ \t]*(?:[-*•]|\d{1,3}[.)])[ \t]+\S")
+
+
+def _list_after(summary: str, end: int) -> int | None:
+    """The length of the list that follows a count in the summary: an inline list after
+    a colon ("3 files: a.py, b.py and c.py") or the bullets of the next lines; None when
+    no list follows."""
+    line_end = summary.find("\n", end)
+    line_end = len(summary) if line_end < 0 else line_end
+    rest = summary[end:line_end]
+    colon = rest.find(":")
+    # the list must belong to the count: its colon ends the count's own phrase ("5
+    # conflicts in the merge of a into b:"), not a later sentence ("... The pattern was:")
+    if colon < 0 or _SENTENCE_BREAK.search(rest, 0, colon) or len(rest[:colon].split()) > 12:
+        return None
+    if rest[colon + 1 :].strip():
+        items = re.split(r",\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+", rest[colon + 1 :].strip())
+        items = [i for i in items if i.strip(" .;")]
+        return len(items) if len(items) >= 2 else None
+    lines = summary[line_end + 1 :].split("\n")
+    indent: int | None = None
+    count = 0
+    for line in lines:
+        if not line.strip():
+            if count:
+                break
+            continue
+        if _BULLET_LINE.match(line) is None:
+            if count and len(line) - len(line.lstrip()) > (indent or 0):
+                continue  # a continuation of the item above
+            break
+        depth = len(line) - len(line.lstrip())
+        if indent is None:
+            indent = depth
+        if depth == indent:
+            count += 1
+        elif depth < indent:
+            break
+    return count or None
+
+
+_LIST_LEAD = frozenset(" \t-*•\"'{[#>|")
+
+
+def _listed_in_sources(value: int, noun: str, sources: SourceIndex) -> bool:
+    """One source text has exactly ``value`` lines that begin with the noun: a list of
+    that many, which the model counted (``"thread_id": ...`` ten times in a JSON array
+    for "10 threads", "- Task 1" .. "- Task 5" for "5 tasks")."""
+    per_text: dict[int, int] = {}
+    stem = _stem(noun)
+    for text, index, start, _ in sources.find_all(
+        stem, ignore_case=True, edges=ALNUM, right=NOTHING
+    ):
+        line_start = max(start, text.rfind("\n", start, index) + 1)
+        if all(c in _LIST_LEAD for c in text[line_start:index]):
+            per_text[start] = per_text.get(start, 0) + 1
+    return value in per_text.values()
+
+
+def _ground_count(claim: Claim, sources: SourceIndex, summary: str) -> Grounding:
+    value = int(claim.values[0])
+    listed = _list_after(summary, claim.end)
+    if listed == value or _count_in_sources(value, claim.noun, sources):
+        return Grounding(Support.SUPPORTED)
+    if listed is None and _listed_in_sources(value, claim.noun, sources):
+        return Grounding(Support.SUPPORTED)
+    if listed is not None:
+        return Grounding(Support.CONTRADICTED, f"the summary's own list after it has {listed}")
+    for delta in range(1, NEAR_MISS + 1):
+        for near in (value - delta, value + delta):
+            if near > 0 and _count_in_sources(near, claim.noun, sources):
+                return Grounding(Support.NEAR, f"the sources give {near} {claim.noun}")
+    return Grounding(Support.UNCOUNTED)
+
+
+def _line_shapes(value: int) -> list[tuple[str, frozenset[str]]]:
+    """How a line number stands in tool output: Claude Code's Read (``   913→``),
+    ``grep -n``/compilers (``:913:``, ``file:913``), prose (``line 913``), GitHub (``L913``)."""
+    n = str(value)
+    return [
+        (f"{n}\u2192", NUMBER),
+        (f":{n}", WORD),
+        (f"line {n}", WORD),
+        (f"lines {n}", WORD),
+        (f"l{n}", WORD),
+        (f"\n{n}:", WORD),
+        (f"\n{n}\t", WORD),
+        (f"-{n}", WORD),
+    ]
+
+
+def _percent_shapes(value: int) -> list[tuple[str, frozenset[str]]]:
+    n = str(value)
+    return [(f"{n}%", NUMBER), (f"{n} %", NUMBER), (f"{n} percent", NUMBER), (f"{n}.", NUMBER)]
+
+
+def _shape_found(shapes: list[tuple[str, frozenset[str]]], sources: SourceIndex) -> bool:
+    for needle, edges in shapes:
+        for _ in sources.find_all(needle, ignore_case=True, edges=edges):
+            return True
+    return False
+
+
+def _ground_figures(claim: Claim, sources: SourceIndex, shapes_of: _Shapes) -> Grounding:
+    """Every figure of a line claim (or a percentage) in one of its shapes."""
+    missing = [v for v in claim.values if not _figure_found(v, sources, shapes_of)]
+    if not missing:
+        return Grounding(Support.SUPPORTED)
+    if claim.kind == "percent" and _rounded_percent_found(claim.values[0], sources):
+        return Grounding(Support.SUPPORTED)
+    for value in missing:
+        for delta in range(1, NEAR_MISS + 1):
+            for near in (value - delta, value + delta):
+                if near > 0 and _figure_found(near, sources, shapes_of):
+                    return Grounding(Support.NEAR, f"the sources show {_figure(near)}")
+    return Grounding(Support.UNSUPPORTED)
+
+
+def _figure_found(value: float, sources: SourceIndex, shapes_of: _Shapes) -> bool:
+    if value != int(value):
+        return sources.holds(_figure(value))
+    return _shape_found(shapes_of(int(value)), sources)
+
+
+def _rounded_percent_found(value: float, sources: SourceIndex) -> bool:
+    """85% in the summary, 85.3% in the sources."""
+    whole = str(int(value))
+    for text, index, _, end in sources.find_all(whole, edges=NUMBER | WORD, right=NOTHING):
+        match = re.match(r"\.(\d+)\s?%", text[index + len(whole) : min(end, index + 12)])
+        if match and round(float(f"{whole}.{match.group(1)}")) == round(value):
+            return True
+    return False
+
+
+def _ground_duration(claim: Claim, sources: SourceIndex) -> Grounding:
+    """The same span of time in any unit spelling: ``10 seconds``, ``10s``, ``10000ms``,
+    Go's ``10 * time.Second``; a figure with decimals as written (``67.714s``)."""
+    seconds = claim.values[0]
+    for unit, factor in _DURATION_UNITS.items():
+        amount = round(seconds / factor, 6)
+        if amount <= 0:
+            continue
+        figure = _figure(amount)
+        if (amount == int(amount) or figure in claim.text) and _duration_spelled(
+            figure, unit, sources
+        ):
+            return Grounding(Support.SUPPORTED)
+    return Grounding(Support.UNSUPPORTED)
+
+
+_GO_UNITS = {"ms": "millisecond", "s": "second", "min": "minute", "h": "hour"}
+
+
+def _duration_spelled(n: str, unit: str, sources: SourceIndex) -> bool:
+    for text, index, _, end in sources.find_all(
+        n, ignore_case=True, edges=NUMBER | WORD, right=NUMBER
+    ):
+        after = text[index + len(n) : min(end, index + len(n) + 20)]
+        if re.match(rf"(?:\s|-)?{unit}\b", after):
+            return True
+        go_unit = _GO_UNITS.get(unit)
+        if go_unit and re.match(rf"\s*\*\s*time\.{go_unit}\b", after):
+            return True
+    return False
+
+
+def _ground_comparison(claim: Claim, sources: SourceIndex) -> Grounding:
+    """Both figures of "complexity 8 > max 6" within a line of each other in one text."""
+    first, second = (_figure(v) for v in claim.values)
+    for text, index, start, end in sources.find_all(first, edges=NUMBER | WORD):
+        window = text[max(start, index - 120) : min(end, index + 120)]
+        if re.search(rf"(?<![\d.]){re.escape(second)}(?![\d])", window.replace(first, " ", 1)):
+            return Grounding(Support.SUPPORTED)
+    return Grounding(Support.UNSUPPORTED)
+
+
+# A quote is looked up clause by clause (a clause ends at punctuation or a shell operator:
+# "a && b" quotes two commands run apart), each clause as its
+# words in order with any markup, quotes or spacing between them ("`omitempty` has no
+# effect" is the quote "Omitempty has no effect").
+_CLAUSE_SPLIT = re.compile(r"[.,;:!?()\[\]{}\u2026\n]+|\s-\s|&&|\|\|?")
+_QUOTE_WORD = re.compile(r"[a-z0-9_]+")
+# An editor's note inside a quote ("[extensive logs]", "[showed output ...]"): not the
+# quoted text, so not looked up.
+_EDITORIAL = re.compile(r"\[[^\]]*\s[^\]]*\]")
+# Occurrences of a clause's anchor word examined before giving up (a common anchor in
+# megabytes of sources).
+_MAX_ANCHORS = 400
+# Share of a quote's characters that must be found for it to be a quote (a typo fixed
+# or a word dropped does not make it invented), and below which it is not a near miss.
+_QUOTE_FOUND, _QUOTE_NEAR = 0.85, 0.5
+
+
+def _clause_found(words: list[str], sources: SourceIndex) -> bool:
+    """``words`` in this order in one source text, separated only by non-word text."""
+    anchor = max(words, key=len)
+    pattern = re.compile(r"[\W_]{1,8}".join(re.escape(w) for w in words), re.IGNORECASE)
+    reach = sum(len(w) + 8 for w in words)
+    seen = 0
+    for text, index, start, end in sources.find_all(anchor, ignore_case=True, edges=ALNUM):
+        if pattern.search(text, max(start, index - reach), min(end, index + reach)):
+            return True
+        seen += 1
+        if seen >= _MAX_ANCHORS:
+            break
+    return False
+
+
+def _ground_quote(claim: Claim, sources: SourceIndex) -> Grounding:
+    """A quote as text, case, quotes, spacing, markup and the editor's ``[...]``/``...``
+    aside: its clauses found in the sources for most of its length. Half of it found is a
+    near miss (a quote tidied up or cut together); less, none."""
+    body = _EDITORIAL.sub(" \u2026 ", claim.text.lower().replace("\u2019", "'"))
+    clauses = [_QUOTE_WORD.findall(c) for c in _CLAUSE_SPLIT.split(body)]
+    clauses = [c for c in clauses if sum(map(len, c)) >= 3]
+    total = sum(len(w) for c in clauses for w in c)
+    if not total:
+        return Grounding(Support.SUPPORTED)
+    found = 0
+    for words in clauses:
+        if _clause_found(words, sources):
+            found += sum(map(len, words))
+    if found >= _QUOTE_FOUND * total:
+        return Grounding(Support.SUPPORTED)
+    if found >= _QUOTE_NEAR * total:
+        return Grounding(Support.NEAR, f"{round(100 * found / total)}% of it occurs, not all")
+    return Grounding(Support.UNSUPPORTED)
+
+
+def _ground_tool(claim: Claim, sources: SourceIndex) -> Grounding:
+    if sources.holds(claim.text):
+        return Grounding(Support.SUPPORTED)
+    return Grounding(Support.UNSUPPORTED)
