@@ -30,7 +30,12 @@ from ctxkeep.extract.identifiers import (
     identifier_candidates,
 )
 from ctxkeep.extract.identity import canonical, mentions, same_item, spellings
-from ctxkeep.extract.references import Reference, find_references
+from ctxkeep.extract.references import (
+    Reference,
+    find_references,
+    resolved_in_summary,
+    unresolved_references,
+)
 
 __all__ = [
     "Claim",
@@ -52,6 +57,8 @@ __all__ = [
     "ground_claim",
     "identifier_candidates",
     "mentions",
+    "resolved_in_summary",
     "same_item",
     "spellings",
+    "unresolved_references",
 ]

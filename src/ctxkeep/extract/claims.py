@@ -136,6 +136,8 @@ def _count_noun(words: str) -> str | None:
             noun = word
         elif noun is not None:
             break
+        elif word in _NOT_COUNT_NOUNS:
+            return None  # "9443 with requests": a preposition or article, no noun phrase
     return noun
 
 

@@ -22,6 +22,8 @@ __all__ = [
     "ConstraintFilter",
     "IdentifierContextFilter",
     "IdentifierFilter",
+    "REFERENCE_FILTERS",
+    "ReferenceFilter",
     "is_assembly_mnemonic_list",
     "is_bare_number_sign",
     "is_bie_inside_word",
@@ -39,9 +41,11 @@ __all__ = [
     "is_out_of_port_range",
     "is_phatic_idiom",
     "is_plain_dotted_words",
+    "is_position_not_reference",
     "is_prose_parenthesis",
     "is_quantity_only",
     "is_question",
+    "is_quoted_speech",
     "is_register_or_suffix_list",
     "is_slash_alternatives_in_prose",
     "is_subordinate_clause",
@@ -300,6 +304,58 @@ IDENTIFIER_CONTEXT_FILTERS: dict[str, tuple[IdentifierContextFilter, ...]] = {
     "issue": (is_bare_number_sign,),
     "path": (is_slash_alternatives_in_prose,),
 }
+
+
+# --------------------------------------------------------------------------- references
+
+ReferenceFilter = Callable[[str, int, int], bool]
+
+# Quotes a summary puts around someone's words; backticks are code, not speech.
+_SPEECH_QUOTES = (('"', '"'), ("\u201c", "\u201d"), ("\u300c", "\u300d"))
+
+
+def is_quoted_speech(text: str, start: int, end: int) -> bool:
+    """``- "okay, let's do the split as you've detailed above first"``: the phrase stands
+    inside a quotation of someone's message, which points back in that conversation.
+
+    Claude Code summary (entireio/cli, benchmarks/real-logs): the "All user messages"
+    section quotes every user message verbatim; "as you've detailed above" is the user's
+    phrase, quoted, not the summary pointing back.
+    """
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line = text[line_start : len(text) if line_end < 0 else line_end]
+    at, stop = start - line_start, end - line_start
+    for opening, closing in _SPEECH_QUOTES:
+        position = 0
+        while (left := line.find(opening, position)) >= 0:
+            right = line.find(closing, left + 1)
+            if right < 0:
+                break
+            if left < at and stop <= right:
+                return True
+            position = right + 1
+    return False
+
+
+_OBJECT_AFTER = re.compile(r"\s*(?:[`'\"*\d]|(?:the|a|an|this|that|these|those|it|its|any|each)\b|[A-Z])")
+
+
+def is_position_not_reference(text: str, start: int, end: int) -> bool:
+    """``*Alias field must be listed before `Content json.RawMessage` ``: "before" (or
+    "prior", "above") with an object after it places one thing before another; it points
+    back at nothing.
+
+    Claude Code summary (entireio/cli, benchmarks/real-logs): a lint error "embedded field
+    ordering: `*Alias` field must be listed before `Content json.RawMessage`".
+    """
+    phrase = text[start:end].lower()
+    if not phrase.endswith(("before", "prior", "above")):
+        return False
+    return _OBJECT_AFTER.match(text, end) is not None
+
+
+REFERENCE_FILTERS: tuple[ReferenceFilter, ...] = (is_quoted_speech, is_position_not_reference)
 
 
 # Keyed by identifier kind, or by pattern name where one kind has several patterns

@@ -103,7 +103,7 @@ def render_diff_text(d: CompactionDiff) -> str:
     for i in d.invented:
         lines.append(
             f"  {i.text}  [{i.kind}] summary line {i.summary_line}; "
-            "first appears in the sources: nowhere"
+            f"{i.confidence.value} confidence: {i.why}"
         )
     lines.append("")
     lines.append(f"ghost references ({len(d.ghost_references)}):")

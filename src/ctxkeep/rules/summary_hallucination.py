@@ -165,6 +165,7 @@ class UnsupportedItem:
     end: int
     confidence: Confidence
     why: str
+    doubts: tuple[str, ...] = ()
 
     def detail(self) -> ItemDetail:
         return ItemDetail(self.text, self.kind, self.confidence, self.why)
@@ -193,7 +194,8 @@ def _hidden_reasons(view: CompactionView) -> list[str]:
     calls = view.unanswered_calls
     if calls:
         names = ", ".join(sorted({c.tool_name or "a tool" for c in calls}))
-        reasons.append(f"{len(calls)} tool call(s) before the compaction have no result ({names})")
+        calls_have = "a tool call has" if len(calls) == 1 else f"{len(calls)} tool calls have"
+        reasons.append(f"{calls_have} no result in the log ({names})")
     return reasons
 
 
@@ -203,8 +205,8 @@ def _judged(
     """An item with its reason; any doubt makes it LOW and is added to the reason."""
     if not doubts:
         return UnsupportedItem(text, kind, *span, Confidence.HIGH, why)
-    reason = f"{why} (low confidence: {'; '.join(doubts)})"
-    return UnsupportedItem(text, kind, *span, Confidence.LOW, reason)
+    reason = f"{why}; but {'; '.join(doubts)}"
+    return UnsupportedItem(text, kind, *span, Confidence.LOW, reason, tuple(doubts))
 
 
 def _unsupported_identifiers(
@@ -268,9 +270,10 @@ def _message(index: int, items: list[UnsupportedItem], high: bool) -> str:
             f"the summary of compaction {index} names {noun} found nowhere in the history "
             "it replaced or the previous summary"
         )
+    doubts = sorted({doubt for item in items for doubt in item.doubts})
     return (
-        f"the summary of compaction {index} names {noun} its sources do not show, with low "
-        "confidence: the log cannot show everything they were written from (see each item)"
+        f"the summary of compaction {index} names {noun} its sources do not show "
+        f"(low confidence: {'; '.join(doubts)})"
     )
 
 
