@@ -46,6 +46,12 @@ MUST_FIND = [
     ("call run() once", "run()", "symbol"),
     ("the class `SourceIndex` is built once", "SourceIndex", "symbol"),
     ("getValue(x) returns", "getValue(", "symbol"),
+    ("the crash is in `parse_header/2`", "parse_header/2", "symbol"),
+    ("uses Map.fetch/2 now", "Map.fetch/2", "symbol"),
+    ("calls lists:map/2", "lists:map/2", "symbol"),
+    ("the valid?/1 guard", "valid?/1", "symbol"),
+    ("see Parser::parse here", "Parser::parse", "symbol"),
+    ("the prompt at rewind.go:952-963 uses", "rewind.go:952-963", "path"),
 ]
 
 
@@ -79,6 +85,8 @@ MUST_DROP = [
     ("e.g. this one", "e.g", "is_latin_abbreviation"),
     ("hosted on example.com today", "example.com", "is_plain_dotted_words"),
     ("one or more item(s) left", "item(", "is_prose_parenthesis"),
+    ("Step #3 of the plan failed", "#3", "is_bare_number_sign"),
+    ("User first requested to fix failing tests/build", "tests/build", "is_slash_alternatives_in_prose"),
 ]
 
 
@@ -154,6 +162,39 @@ FILTER_CASES: list[tuple[f.IdentifierFilter, str, bool]] = [
 @pytest.mark.parametrize(("predicate", "case", "expected"), FILTER_CASES)
 def test_identifier_filter_case(predicate: f.IdentifierFilter, case: str, expected: bool) -> None:
     assert predicate(case) is expected
+
+
+# context filters: (text, candidate, dropped?) with the real case each one exists for
+CONTEXT_FILTER_CASES: list[tuple[f.IdentifierContextFilter, str, str, bool]] = [
+    (f.is_bare_number_sign, "Step #3 of the plan failed; PR #45 tracks it.", "#3", True),
+    (f.is_bare_number_sign, "the #1 cause is the cache", "#1", True),
+    (f.is_bare_number_sign, "fixed in #123 yesterday", "#123", False),
+    (f.is_bare_number_sign, "see issue #7 first", "#7", False),
+    (f.is_bare_number_sign, "合并请求 #12 已关闭", "#12", False),
+    (
+        f.is_slash_alternatives_in_prose,
+        "User first requested to fix failing tests/build",
+        "tests/build",
+        True,
+    ),
+    (f.is_slash_alternatives_in_prose, "run the lint/test step", "lint/test", True),
+    (f.is_slash_alternatives_in_prose, "the code is in src/cli now", "src/cli", False),
+    (f.is_slash_alternatives_in_prose, "look at `tests/build` first", "tests/build", False),
+    (f.is_slash_alternatives_in_prose, "edit tests/test_a.py", "tests/test_a.py", False),
+]
+
+
+@pytest.mark.parametrize(("predicate", "text", "candidate", "dropped"), CONTEXT_FILTER_CASES)
+def test_identifier_context_filter_case(
+    predicate: f.IdentifierContextFilter, text: str, candidate: str, dropped: bool
+) -> None:
+    assert predicate(candidate, text, text.index(candidate)) is dropped
+
+
+def test_every_context_filter_has_a_case_and_a_docstring() -> None:
+    registered = {p for group in f.IDENTIFIER_CONTEXT_FILTERS.values() for p in group}
+    assert registered == {p for p, _, _, dropped in CONTEXT_FILTER_CASES if dropped}
+    assert all(p.__doc__ for p in registered)
 
 
 def test_every_identifier_filter_has_a_case_and_a_docstring() -> None:

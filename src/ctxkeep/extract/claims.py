@@ -17,7 +17,7 @@ reported. How each kind is grounded is in docs/judgement-items.md.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 
@@ -62,10 +62,13 @@ class Support(Enum):
 
 @dataclass(frozen=True, slots=True)
 class Grounding:
-    """The verdict on one claim, and the grounded figure or text that explains it."""
+    """The verdict on one claim, and the reason, in words, when it is not supported."""
 
     support: Support
     detail: str = ""
+
+
+_NO_SOURCE = "no source states it"
 
 
 # --------------------------------------------------------------------------- patterns
@@ -73,6 +76,9 @@ class Grounding:
 _NUM = r"(?<![\w.,/:#$-])(\d{1,6}|" + "|".join(_NUMBER_WORDS) + r")"
 # A number and the (up to four) words after it, among which its noun.
 _COUNT = re.compile(_NUM + r"\s+([a-z]{2,}(?:[ -][a-z]{2,}){0,3})\b", re.IGNORECASE)
+# Chinese: "3 个文件", "12个测试" (a measure word, then the noun's first characters).
+_MEASURE_WORDS = "个项处条次份位种"
+_COUNT_ZH = re.compile(rf"(?<![\w.])(\d{{1,6}})\s*[{_MEASURE_WORDS}]\s*([\u3400-\u9fff]{{2}})")
 # Nouns that make the number something else (a duration, a size, a time of day, a line)
 _NOT_COUNT_NOUNS = frozenset(
     "ms millisecond milliseconds sec secs second seconds min mins minute minutes hour hours "
@@ -82,10 +88,11 @@ _NOT_COUNT_NOUNS = frozenset(
 )
 _LINE = re.compile(
     r"\b(?:lines?|L)\s?(\d{1,6})(?:\s*(?:-|–|to|through)\s*L?(\d{1,6}))?\b"
+    r"|第\s*(\d{1,6})\s*(?:[-~到至]\s*(\d{1,6})\s*)?行"
     r"|(?<![\w/.-])[\w.-]+\.[A-Za-z]{1,10}:(\d{1,6})(?:-(\d{1,6}))?\b"
 )
 _COMPARISON = re.compile(
-    r"\b([a-z][a-z_ -]{2,30}?)\s+(\d+(?:\.\d+)?)\s*(?:>=|<=|≥|≤|>|<|exceeds|over|above|"
+    r"\b([a-z][a-z_-]{2,30})\s+(\d+(?:\.\d+)?)\s*(?:>=|<=|≥|≤|>|<|exceeds|over|above|"
     r"below|under)\s*(?:the\s+)?(?:max(?:imum)?|min(?:imum)?|limit|threshold|allowed)?"
     r"(?:\s+of)?\s*(\d+(?:\.\d+)?)\b",
     re.IGNORECASE,
@@ -101,8 +108,6 @@ _DURATION = re.compile(
     r"(?<![\w.])(\d+(?:\.\d+)?)(?:\s|-)?(milliseconds?|ms|seconds?|secs?|minutes?|mins?|hours?"
     r"|hrs?)\b|(?<![\w.])(\d+(?:\.\d+)?)(ms|s|h)\b"
 )
-# Quote delimiters, paired in order within a line: (opening, closing).
-_QUOTE_PAIRS = (('"', '"'), ("\u201c", "\u201d"), ("`", "`"))
 # "the `WebFetch` tool", "the FetchDocs tool", "tool `run_tests`", "mcp__linear__get_issue":
 # a name that is code-shaped (backticks, CamelCase of two words or more, snake_case, mcp__)
 _TOOL = re.compile(
@@ -153,6 +158,10 @@ def _counts(summary: str) -> list[Claim]:
         end = m.start(2) + m.group(2).lower().find(noun) + len(noun)
         text = summary[m.start() : end]
         out.append(Claim(text, "count", m.start(), end, (float(value),), noun))
+    for m in _COUNT_ZH.finditer(summary):
+        value = int(m.group(1))
+        if value >= 2:
+            out.append(Claim(m.group(), "count", m.start(), m.end(), (float(value),), m.group(2)))
     return out
 
 
@@ -167,7 +176,7 @@ def _lines(summary: str) -> list[Claim]:
 def _comparisons(summary: str) -> list[Claim]:
     out = []
     for m in _COMPARISON.finditer(summary):
-        noun = m.group(1).strip().lower().split()[-1]
+        noun = m.group(1).lower()
         values = (float(m.group(2)), float(m.group(3)))
         out.append(Claim(m.group().strip(), "comparison", m.start(), m.end(), values, noun))
     return out
@@ -190,10 +199,14 @@ def _durations(summary: str) -> list[Claim]:
     return out
 
 
+_OPENERS = {'"': '"', "\u201c": "\u201d", "`": "`"}
+
+
 def _quoted_spans(summary: str) -> list[tuple[int, int, bool]]:
-    """``(start, end, backticked)`` of each quoted span, delimiters paired in order along
-    each line (so the text between two quotes is never taken for one); spans inside a
-    fenced code block are left out."""
+    """``(start, end, backticked)`` of each quoted span, in one pass along each line: a
+    delimiter opens a span that only its own closer ends, so quotes nested in a quote
+    (a backticked name inside a quoted message) and the text between two quotes are never
+    taken for spans; spans inside a fenced code block are left out."""
     spans = []
     offset = 0
     fenced = False
@@ -201,16 +214,46 @@ def _quoted_spans(summary: str) -> list[tuple[int, int, bool]]:
         if line.lstrip().startswith("```"):
             fenced = not fenced
         elif not fenced:
-            for opening, closing in _QUOTE_PAIRS:
-                position = 0
-                while (start := line.find(opening, position)) >= 0:
-                    end = line.find(closing, start + 1)
-                    if end < 0:
-                        break
-                    spans.append((offset + start + 1, offset + end, opening == "`"))
-                    position = end + 1
+            spans.extend((offset + a, offset + b, tick) for a, b, tick in _line_spans(line))
         offset += len(line) + 1
     return spans
+
+
+def _line_spans(line: str) -> Iterator[tuple[int, int, bool]]:
+    position = 0
+    while position < len(line):
+        char = line[position]
+        closer = _OPENERS.get(char)
+        end = _closing(line, closer, position) if closer and _opens(line, position) else -1
+        if end < 0:
+            position += 1
+            continue
+        yield position + 1, end, char == "`"
+        position = end + 1
+
+
+def _opens(line: str, at: int) -> bool:
+    """A straight double quote opens a quote only at a word's start ("the "-" key": the
+    second one is no opener)."""
+    if line[at] != '"':
+        return True
+    before = line[at - 1] if at else " "
+    after = line[at + 1] if at + 1 < len(line) else " "
+    return not before.isalnum() and not after.isspace()
+
+
+def _closing(line: str, closer: str, at: int) -> int:
+    """The closer of the quote opened at ``at``: for a straight double quote, one that is
+    not preceded by a space (which would open a nested quote) or followed by a letter."""
+    end = line.find(closer, at + 1)
+    if closer != '"':
+        return end
+    while end >= 0:
+        after = line[end + 1] if end + 1 < len(line) else " "
+        if not line[end - 1].isspace() and not after.isalnum():
+            return end
+        end = line.find(closer, end + 1)
+    return -1
 
 
 def _quotes(summary: str) -> list[Claim]:
@@ -296,8 +339,11 @@ def _count_in_sources(value: int, noun: str, sources: SourceIndex) -> bool:
     the same line ("7 files", "12 existing unit tests", "Found 7 files"); or the noun then
     a colon or equals sign and the value ("tests: 12", "files=7")."""
     stem = re.escape(_stem(noun))
-    after = re.compile(rf"[ \t]+(?:[A-Za-z-]+[ \t]+){{0,3}}?{stem}", re.IGNORECASE)
-    before = re.compile(rf"{stem}[a-z]*(?:[ \t]+[a-z]+)?[ \t]*[:=][ \t]*$", re.IGNORECASE)
+    if noun.isascii():
+        after = re.compile(rf"[ \t]+(?:[A-Za-z-]+[ \t]+){{0,3}}?{stem}", re.IGNORECASE)
+    else:
+        after = re.compile(rf"[ \t]*[{_MEASURE_WORDS}]?[ \t]*{stem}")
+    before = re.compile(rf"{stem}[a-z]*(?:[ \t]+[a-z]+)?[ \t]*[:=：][ \t]*$", re.IGNORECASE)
     tokens = [str(value)] + [w for w, n in _NUMBER_WORDS.items() if n == value]
     for token in tokens:
         for text, index, start, end in sources.find_all(token, ignore_case=True):
@@ -377,12 +423,18 @@ def _ground_count(claim: Claim, sources: SourceIndex, summary: str) -> Grounding
     if listed is None and _listed_in_sources(value, claim.noun, sources):
         return Grounding(Support.SUPPORTED)
     if listed is not None:
-        return Grounding(Support.CONTRADICTED, f"the summary's own list after it has {listed}")
+        return Grounding(
+            Support.CONTRADICTED, f"contradicted: the summary's own list after it has {listed}"
+        )
     for delta in range(1, NEAR_MISS + 1):
         for near in (value - delta, value + delta):
             if near > 0 and _count_in_sources(near, claim.noun, sources):
-                return Grounding(Support.NEAR, f"the sources give {near} {claim.noun}")
-    return Grounding(Support.UNCOUNTED)
+                return Grounding(
+                    Support.NEAR, f"within 2 of what the sources give ({near} {claim.noun})"
+                )
+    return Grounding(
+        Support.UNCOUNTED, "no source states this count; it may have been counted from them"
+    )
 
 
 def _line_shapes(value: int) -> list[tuple[str, frozenset[str]]]:
@@ -424,8 +476,10 @@ def _ground_figures(claim: Claim, sources: SourceIndex, shapes_of: _Shapes) -> G
         for delta in range(1, NEAR_MISS + 1):
             for near in (value - delta, value + delta):
                 if near > 0 and _figure_found(near, sources, shapes_of):
-                    return Grounding(Support.NEAR, f"the sources show {_figure(near)}")
-    return Grounding(Support.UNSUPPORTED)
+                    return Grounding(
+                        Support.NEAR, f"within 2 of what the sources show ({_figure(near)})"
+                    )
+    return Grounding(Support.UNSUPPORTED, _NO_SOURCE)
 
 
 def _figure_found(value: float, sources: SourceIndex, shapes_of: _Shapes) -> bool:
@@ -457,7 +511,7 @@ def _ground_duration(claim: Claim, sources: SourceIndex) -> Grounding:
             figure, unit, sources
         ):
             return Grounding(Support.SUPPORTED)
-    return Grounding(Support.UNSUPPORTED)
+    return Grounding(Support.UNSUPPORTED, _NO_SOURCE)
 
 
 _GO_UNITS = {"ms": "millisecond", "s": "second", "min": "minute", "h": "hour"}
@@ -483,7 +537,7 @@ def _ground_comparison(claim: Claim, sources: SourceIndex) -> Grounding:
         window = text[max(start, index - 120) : min(end, index + 120)]
         if re.search(rf"(?<![\d.]){re.escape(second)}(?![\d])", window.replace(first, " ", 1)):
             return Grounding(Support.SUPPORTED)
-    return Grounding(Support.UNSUPPORTED)
+    return Grounding(Support.UNSUPPORTED, _NO_SOURCE)
 
 
 # A quote is looked up clause by clause (a clause ends at punctuation or a shell operator:
@@ -535,11 +589,12 @@ def _ground_quote(claim: Claim, sources: SourceIndex) -> Grounding:
     if found >= _QUOTE_FOUND * total:
         return Grounding(Support.SUPPORTED)
     if found >= _QUOTE_NEAR * total:
-        return Grounding(Support.NEAR, f"{round(100 * found / total)}% of it occurs, not all")
-    return Grounding(Support.UNSUPPORTED)
+        share = round(100 * found / total)
+        return Grounding(Support.NEAR, f"not verbatim: {share}% of it occurs in the sources")
+    return Grounding(Support.UNSUPPORTED, _NO_SOURCE)
 
 
 def _ground_tool(claim: Claim, sources: SourceIndex) -> Grounding:
     if sources.holds(claim.text):
         return Grounding(Support.SUPPORTED)
-    return Grounding(Support.UNSUPPORTED)
+    return Grounding(Support.UNSUPPORTED, _NO_SOURCE)

@@ -263,13 +263,17 @@ def _line_around(text: str, start: int) -> str:
 def is_bare_number_sign(candidate: str, text: str, start: int) -> bool:
     """``step #3`` / ``the #1 cause`` / ``第#2项``: a number sign with no issue in sight.
 
-    A bare ``#N`` is an issue or pull request only when its line says so (issue, PR,
-    pull, merge, ticket, bug, fixes, closes, GitHub, ...); otherwise it is an ordinal,
-    a fragment of a list, not an item to look up.
+    A bare ``#N`` is an issue or pull request only when the words before it in its clause
+    say so (issue, PR, pull, merge, ticket, bug, fixes, closes, see, GitHub, ...);
+    otherwise it is an ordinal, a fragment of a list, not an item to look up.
     """
     if not candidate.startswith("#"):
         return False
-    return _ISSUE_CONTEXT.search(_line_around(text, start)) is None
+    line = _line_around(text, start)
+    at = start - (text.rfind("\n", 0, start) + 1)
+    clause_start = max(line.rfind(b, 0, at) for b in (". ", "; ", ", ", "\u3002", "\uff1b"))
+    before = line[max(clause_start + 1, at - 40) : at]
+    return _ISSUE_CONTEXT.search(before) is None
 
 
 _CODE_MARKS = "`'\"*"

@@ -174,12 +174,27 @@ def _path_spellings(text: str) -> Iterator[Spelling]:
         yield Spelling(tail.lower() if windows else tail, ignore_case=windows)
 
 
+# Verbs that begin function names: spelt as prose, such a name is an action ("compute and
+# render session lanes"), not the name (``renderSessionLanes``).
+_NAME_VERBS = frozenset(
+    "get set is has can should add remove delete create make build render compute parse "
+    "load save write read update handle check init initialize run process fetch find "
+    "validate convert format print extract apply ensure resolve send receive open close "
+    "start stop reset clear list show hide emit register call invoke test try new to from "
+    "with do use count collect merge split join sort filter map reduce copy move wrap "
+    "unwrap encode decode serialize deserialize marshal unmarshal generate install".split()
+)
+
+
 def _word_spellings(words: tuple[str, ...]) -> Iterator[Spelling]:
-    """The case styles of a name of two or more words (all compared lower-cased)."""
+    """The case styles of a name of two or more words (all compared lower-cased); the
+    words spaced as prose only for a noun phrase (``total_added_lines`` is "total added
+    lines"; ``renderSessionLanes`` is not "render session lanes")."""
     yield Spelling("".join(words), ignore_case=True)  # camelCase, PascalCase, flat
     yield Spelling("_".join(words), ignore_case=True)  # snake_case, CONSTANT_CASE
     yield Spelling("-".join(words), ignore_case=True, left=ALNUM, right=ALNUM)  # kebab
-    yield Spelling(" ".join(words), ignore_case=True, left=ALNUM, right=ALNUM)  # prose
+    if words[0] not in _NAME_VERBS:
+        yield Spelling(" ".join(words), ignore_case=True, left=ALNUM, right=ALNUM)  # prose
 
 
 def _symbol_spellings(text: str) -> Iterator[Spelling]:

@@ -172,15 +172,10 @@ class UnsupportedItem:
 
 
 _ABSENT = "no spelling of it occurs in what the summary was written from"
-_WHY_CLAIM = {
-    Support.UNSUPPORTED: "no source states it",
-    Support.CONTRADICTED: "contradicted: {detail}",
-    Support.NEAR: "within 2 of what the sources show ({detail})",
-    Support.UNCOUNTED: "no source states this count; it may have been counted from them",
-}
 # Verdicts that are doubtful by themselves: the item is low confidence whatever else.
 _DOUBTFUL = (Support.NEAR, Support.UNCOUNTED)
 _REDACTED = "the sources hold redacted text (REDACTED) that may be it"
+_HARNESS_TOOL = "a tool the harness offers in its unrecorded system prompt"
 
 
 def _hidden_reasons(view: CompactionView) -> list[str]:
@@ -200,13 +195,22 @@ def _hidden_reasons(view: CompactionView) -> list[str]:
 
 
 def _judged(
-    text: str, kind: str, span: tuple[int, int], why: str, doubts: list[str]
+    text: str,
+    kind: str,
+    span: tuple[int, int],
+    why: str,
+    doubts: list[str],
+    *,
+    doubtful: bool = False,
 ) -> UnsupportedItem:
-    """An item with its reason; any doubt makes it LOW and is added to the reason."""
-    if not doubts:
+    """An item with its reason. It is LOW when its verdict is ``doubtful`` by itself (a
+    near miss, an uncounted count, a tidied quote: the reason says so) or when anything
+    hidden could explain it (``doubts``, added to the reason)."""
+    if not doubts and not doubtful:
         return UnsupportedItem(text, kind, *span, Confidence.HIGH, why)
-    reason = f"{why}; but {'; '.join(doubts)}"
-    return UnsupportedItem(text, kind, *span, Confidence.LOW, reason, tuple(doubts))
+    reason = f"{why}; but {'; '.join(doubts)}" if doubts else why
+    all_doubts = ((why,) if doubtful else ()) + tuple(doubts)
+    return UnsupportedItem(text, kind, *span, Confidence.LOW, reason, all_doubts)
 
 
 def _unsupported_identifiers(
@@ -220,6 +224,8 @@ def _unsupported_identifiers(
         ):
             continue
         doubts = ([_REDACTED] if sources.could_hide(identifier.text) else []) + hidden
+        if identifier.kind == "symbol" and is_harness_tool(identifier.text):
+            doubts.insert(0, _HARNESS_TOOL)
         span = (identifier.start, identifier.end)
         yield _judged(identifier.text, identifier.kind, span, _ABSENT, doubts)
 
@@ -234,15 +240,15 @@ def _unsupported_claims(
     for claim, grounding in judged:
         if claim.text.lower() in supported:
             continue
-        why = _WHY_CLAIM[grounding.support].format(detail=grounding.detail)
+        why = grounding.detail
         doubts = list(hidden)
-        if grounding.support in _DOUBTFUL:
-            doubts.insert(0, "a near miss or a count the model may have made")
         if claim.kind == "tool" and is_harness_tool(claim.text):
-            doubts.insert(0, "a tool the harness offers in its unrecorded system prompt")
+            doubts.insert(0, _HARNESS_TOOL)
         if claim.kind == "quote" and sources.could_hide(claim.text):
             doubts.insert(0, _REDACTED)
-        yield _judged(claim.text, claim.kind, (claim.start, claim.end), why, doubts)
+        doubtful = grounding.support in _DOUBTFUL
+        span = (claim.start, claim.end)
+        yield _judged(claim.text, claim.kind, span, why, doubts, doubtful=doubtful)
 
 
 def invented_items(view: CompactionView) -> list[UnsupportedItem]:
