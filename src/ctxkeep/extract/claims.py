@@ -49,6 +49,15 @@ class Claim:
     values: tuple[float, ...] = ()
     noun: str = ""
 
+    @property
+    def key(self) -> str:
+        """What the claim states, for telling two mentions of it apart: a count by its
+        figure and noun ("6 main changes" and "all 6 changes" are one claim), any other
+        claim by its text."""
+        if self.kind == "count":
+            return f"count {self.values[0]:g} {_stem(self.noun)}"
+        return f"{self.kind} {self.text.lower()}"
+
 
 class Support(Enum):
     """What the sources (or the summary's own list) say about a claim."""
@@ -430,10 +439,10 @@ def _ground_count(claim: Claim, sources: SourceIndex, summary: str) -> Grounding
         for near in (value - delta, value + delta):
             if near > 0 and _count_in_sources(near, claim.noun, sources):
                 return Grounding(
-                    Support.NEAR, f"within 2 of what the sources give ({near} {claim.noun})"
+                    Support.NEAR, f"within 2 of a figure the sources give for it ({near})"
                 )
     return Grounding(
-        Support.UNCOUNTED, "no source states this count; it may have been counted from them"
+        Support.UNCOUNTED, "a count no source states (the model may have counted it)"
     )
 
 
@@ -477,7 +486,7 @@ def _ground_figures(claim: Claim, sources: SourceIndex, shapes_of: _Shapes) -> G
             for near in (value - delta, value + delta):
                 if near > 0 and _figure_found(near, sources, shapes_of):
                     return Grounding(
-                        Support.NEAR, f"within 2 of what the sources show ({_figure(near)})"
+                        Support.NEAR, f"within 2 of a figure the sources show ({_figure(near)})"
                     )
     return Grounding(Support.UNSUPPORTED, _NO_SOURCE)
 
@@ -590,7 +599,7 @@ def _ground_quote(claim: Claim, sources: SourceIndex) -> Grounding:
         return Grounding(Support.SUPPORTED)
     if found >= _QUOTE_NEAR * total:
         share = round(100 * found / total)
-        return Grounding(Support.NEAR, f"not verbatim: {share}% of it occurs in the sources")
+        return Grounding(Support.NEAR, f"not verbatim: {share}% of it is in the sources")
     return Grounding(Support.UNSUPPORTED, _NO_SOURCE)
 
 

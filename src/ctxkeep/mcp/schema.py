@@ -145,12 +145,15 @@ class ConstraintDict(TypedDict):
 
 
 class InventedDict(TypedDict):
-    """An item of the summary found in no source it was written from."""
+    """An item or claim of the summary that no source it was written from bears out, how
+    sure the audit is (``high``/``low``) and why."""
 
     text: str
     kind: str
     summary_line: int
     found_in: str | None
+    confidence: str
+    why: str
 
 
 class DiffReport(TypedDict):

@@ -54,7 +54,14 @@ def diff_to_dict(d: CompactionDiff) -> dict[str, Any]:
             for r in d.constraints
         ],
         "invented": [
-            {"text": i.text, "kind": i.kind, "summary_line": i.summary_line, "found_in": None}
+            {
+                "text": i.text,
+                "kind": i.kind,
+                "summary_line": i.summary_line,
+                "found_in": None,
+                "confidence": i.confidence.value,
+                "why": i.why,
+            }
             for i in d.invented
         ],
         "ghost_references": list(d.ghost_references),

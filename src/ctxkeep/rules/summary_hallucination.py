@@ -171,11 +171,14 @@ class UnsupportedItem:
         return ItemDetail(self.text, self.kind, self.confidence, self.why)
 
 
-_ABSENT = "no spelling of it occurs in what the summary was written from"
+_ABSENT = "in no source, in any spelling"
 # Verdicts that are doubtful by themselves: the item is low confidence whatever else.
 _DOUBTFUL = (Support.NEAR, Support.UNCOUNTED)
-_REDACTED = "the sources hold redacted text (REDACTED) that may be it"
-_HARNESS_TOOL = "a tool the harness offers in its unrecorded system prompt"
+# The log begins mid-session: what the first summary in it was written from is partly
+# before line 1, so its items cannot be judged; they are reported at ``info``.
+MID_SESSION = "the log begins mid-session (history before line 1 is missing)"
+_REDACTED = "redacted text (REDACTED) in the sources may be it"
+_HARNESS_TOOL = "a tool the harness offers in its unlogged system prompt"
 
 
 def _hidden_reasons(view: CompactionView) -> list[str]:
@@ -183,14 +186,14 @@ def _hidden_reasons(view: CompactionView) -> list[str]:
     the confidence of every item it did not find."""
     reasons = []
     if view.history_before_file:
-        reasons.append("the log begins mid-session: history before its first line is missing")
+        reasons.append(MID_SESSION)
     if view.session.hooks_unrecorded:
-        reasons.append("this session ran hooks whose output the harness did not record")
+        reasons.append("hooks ran whose output is not in the log")
     calls = view.unanswered_calls
     if calls:
-        names = ", ".join(sorted({c.tool_name or "a tool" for c in calls}))
-        calls_have = "a tool call has" if len(calls) == 1 else f"{len(calls)} tool calls have"
-        reasons.append(f"{calls_have} no result in the log ({names})")
+        names = ", ".join(sorted({c.tool_name or "tool" for c in calls}))
+        calls_have = f"a {names} call has" if len(calls) == 1 else f"{len(calls)} calls ({names}) have"
+        reasons.append(f"{calls_have} no result in the log")
     return reasons
 
 
@@ -234,12 +237,14 @@ def _unsupported_claims(
     summary: str, sources: SourceIndex, hidden: list[str]
 ) -> Iterator[UnsupportedItem]:
     judged = [(claim, ground_claim(claim, sources, summary)) for claim in extract_claims(summary)]
-    # a claim the summary states twice is borne out if one place bears it out (the
-    # list after its first mention, say)
-    supported = {c.text.lower() for c, g in judged if g.support is Support.SUPPORTED}
+    # a claim the summary states twice is one claim, borne out if one place bears it out
+    # (the list after its first mention, say), reported once otherwise
+    supported = {c.key for c, g in judged if g.support is Support.SUPPORTED}
+    reported: set[str] = set()
     for claim, grounding in judged:
-        if claim.text.lower() in supported:
+        if claim.key in supported or claim.key in reported:
             continue
+        reported.add(claim.key)
         why = grounding.detail
         doubts = list(hidden)
         if claim.kind == "tool" and is_harness_tool(claim.text):
@@ -315,11 +320,13 @@ class SummaryHallucination(Rule):
 
     Every item carries a confidence and a reason (``items_detail`` in JSON). High: absent
     in every spelling and nothing hidden could explain it; these make an ``error``
-    finding. Low, reported in a second finding at ``warn``: the log begins mid-session,
-    the session ran hooks whose output the harness did not record, a tool call before the
-    compaction has no result, the sources hold redacted text that may be the item, the
-    figure is within 2 of one the sources give, a count no source states (it may have
-    been counted), or a tool the harness offers unlogged.
+    finding. Low, reported in a second finding at ``warn``: the session ran hooks whose
+    output the harness did not record, a tool call before the compaction has no result,
+    the sources hold redacted text that may be the item, the figure is within 2 of one
+    the sources give, a count no source states (it may have been counted), a quote not
+    verbatim, or a tool the harness offers unlogged. When the log begins mid-session, the
+    first summary in it was written partly from history before line 1: its items are
+    listed at ``info``, as nothing can be judged.
 
     Example: the replaced history only ever mentions ``src/parser.py``, port 8080 and
     "Found 3 files"; the summary says "the fix lives in ``src/lexer.py``, the server runs
@@ -329,7 +336,10 @@ class SummaryHallucination(Rule):
     id = "CK002"
     name = "summary-hallucination"
     level = Severity.ERROR
-    level_note = "error for high-confidence items, warn for low-confidence ones"
+    level_note = (
+        "error for high-confidence items, warn for low-confidence ones (info when the log "
+        "begins mid-session)"
+    )
     summary = "the summary names an item or states a claim that no source bears out"
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
@@ -340,13 +350,16 @@ class SummaryHallucination(Rule):
             items = invented_items(view)
             high = [i for i in items if i.confidence is Confidence.HIGH]
             low = [i for i in items if i.confidence is Confidence.LOW]
+            # Before line 1 of a log that begins mid-session lies what the first summary
+            # was written from: its items cannot be judged, only listed (info).
+            low_level = Severity.INFO if view.history_before_file else Severity.WARN
             for group, is_high in ((high, True), (low, False)):
                 if not group:
                     continue
                 yield self.finding(
                     ctx,
                     _message(view.compaction.index, group, is_high),
-                    level=Severity.ERROR if is_high else Severity.WARN,
+                    level=Severity.ERROR if is_high else low_level,
                     compaction=view.compaction.index,
                     seqs=[view.compaction.end_seq or view.compaction.start_seq],
                     lines=[view.compaction.summary_line],
