@@ -320,3 +320,14 @@ def test_the_collector_is_paused_only_while_auditing(tmp_path: Path) -> None:
         assert not gc.isenabled()  # a caller's own pause is left alone
     finally:
         gc.enable()
+
+
+def test_items_after_an_encrypted_summary_are_low_confidence() -> None:
+    # The Codex example: compaction 1 is an encrypted "compaction" item; what it carried
+    # into compaction 2's sources cannot be read, so "base 200ms" (code written before
+    # compaction 1) is not stated as invented.
+    log = next((Path(__file__).parent.parent / "examples" / "codex").glob("*.jsonl"))
+    result = audit(log, select=["CK002"])
+    details = {d.item: d for f in result.findings for d in f.items_detail}
+    assert details["200ms"].confidence is Confidence.LOW
+    assert "encrypted" in details["200ms"].why

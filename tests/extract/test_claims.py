@@ -44,6 +44,8 @@ NOTHING_IN = [
     "6 conflicted the merge",
     "`entire/<commit-hash>-<worktreeHash>`",
     "`go test -v ./...`",
+    "`mise run fmt && mise run lint && mise run test:ci`",
+    "`go test -run TestQuotesUnderLoad ./integration/...`",
     "Rich tool call structures with results",
     "the part before the \"-\" for all lines",
 ]
@@ -95,8 +97,10 @@ GROUNDING = [
      ["ok, do the split first. then commit"], Support.SUPPORTED),
     ('failed with "undefined: WriteTemporaryTask in hooks"',
      "undefined: WriteTemporaryTask in hooks", ["build ok"], Support.UNSUPPORTED),
-    ("ran `mise run fmt && mise run lint`", "mise run fmt && mise run lint",
-     ['{"command": "mise run fmt"}', '{"command": "mise run lint"}'], Support.SUPPORTED),
+    ('ran "mise run fmt && mise run lint && mise run test"',
+     "mise run fmt && mise run lint && mise run test",
+     ['{"command": "mise run fmt"}', '{"command": "mise run lint"}',
+      '{"command": "mise run test"}'], Support.SUPPORTED),
     ("the `FetchDocs` tool", "FetchDocs", ["Grep", "Read"], Support.UNSUPPORTED),
     ("the `Grep` tool", "Grep", ["Grep"], Support.SUPPORTED),
     ("共修改了 3 个文件", "3 个文件", ["改动了 3 个文件"], Support.SUPPORTED),
@@ -106,3 +110,8 @@ GROUNDING = [
 @pytest.mark.parametrize(("summary", "claim", "sources", "verdict"), GROUNDING)
 def test_grounding(summary: str, claim: str, sources: list[str], verdict: Support) -> None:
     assert _support(summary, claim, sources) is verdict
+
+
+def test_a_status_code_then_a_verb_is_no_count() -> None:
+    # the Codex example: "an httptest server that fails twice with 503 then succeeds"
+    assert [c.kind for c in extract_claims("fails twice with 503 then succeeds")] == []

@@ -131,6 +131,11 @@ def _number(token: str) -> int:
     return _NUMBER_WORDS.get(token.lower(), 0) or int(token)
 
 
+# Words that end a noun phrase before its noun: the number counts nothing after them.
+_NOT_IN_NOUN_PHRASE = frozenset(
+    "then but so if when while after before is are was were be been has have had not no "
+    "it that which who where also only just still again".split()
+)
 # Words that end in "s" and are no plural noun.
 _NOT_PLURAL = frozenset(
     "was has is does this thus its plus yes as us bus gas across always towards afterwards "
@@ -150,8 +155,8 @@ def _count_noun(words: str) -> str | None:
             noun = word
         elif noun is not None:
             break
-        elif word in _NOT_COUNT_NOUNS:
-            return None  # "9443 with requests": a preposition or article, no noun phrase
+        elif word in _NOT_COUNT_NOUNS or word in _NOT_IN_NOUN_PHRASE:
+            return None  # "9443 with requests", "503 then succeeds": no noun phrase
     return noun
 
 
@@ -265,6 +270,16 @@ def _closing(line: str, closer: str, at: int) -> int:
     return -1
 
 
+# Signs that a backticked span is code or a command line, not a quoted message.
+_CODE_SIGNS = re.compile(r"[(=$|/\\{}<>]|&&|(?:^|\s)--?\w|\w\.\w|^\S+$")
+
+
+def _is_code(body: str) -> bool:
+    """`go test -run X ./integration/...`, `mise run fmt && mise run lint`,
+    `entire/<commit-hash>`, `f(x)`: code, whose spelling the identifiers check."""
+    return _CODE_SIGNS.search(body.strip()) is not None
+
+
 def _quotes(summary: str) -> list[Claim]:
     """Quoted messages: several words between quotes ("failed to update branch
     reference: ... is a directory"); a backticked span needs four words and no call
@@ -275,7 +290,7 @@ def _quotes(summary: str) -> list[Claim]:
         words = re.findall(r"[A-Za-z]{2,}", body)
         if len(body) < 8 or len(words) < (4 if backticked else 3):
             continue
-        if backticked and ("(" in body or "=" in body or " " not in body.strip()):
+        if backticked and _is_code(body):
             continue
         out.append(Claim(body, "quote", start, end))
     return out
@@ -527,14 +542,21 @@ _GO_UNITS = {"ms": "millisecond", "s": "second", "min": "minute", "h": "hour"}
 
 
 def _duration_spelled(n: str, unit: str, sources: SourceIndex) -> bool:
+    """``n`` then ``unit`` (``10 seconds``, ``10s``, Go's ``10 * time.Second``), or a
+    figure with decimals that rounds to a whole ``n`` (``41.208s`` for "41s")."""
+    go_unit = _GO_UNITS.get(unit)
     for text, index, _, end in sources.find_all(
-        n, ignore_case=True, edges=NUMBER | WORD, right=NUMBER
+        n, ignore_case=True, edges=NUMBER | WORD, right=NOTHING
     ):
         after = text[index + len(n) : min(end, index + len(n) + 20)]
+        if after[:1].isdigit():
+            continue
         if re.match(rf"(?:\s|-)?{unit}\b", after):
             return True
-        go_unit = _GO_UNITS.get(unit)
         if go_unit and re.match(rf"\s*\*\s*time\.{go_unit}\b", after):
+            return True
+        decimals = re.match(rf"\.(\d+)\s?{unit}\b", after)
+        if decimals and "." not in n and round(float(f"{n}.{decimals.group(1)}")) == int(n):
             return True
     return False
 

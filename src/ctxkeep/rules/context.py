@@ -25,6 +25,9 @@ from ctxkeep.log.model import Compaction, CompactionStatus, Event, EventKind, Se
 __all__ = ["CompactionView", "JudgedConstraint", "RuleContext", "is_user_instruction"]
 
 
+_MARKERS = frozenset({EventKind.COMPACTION_START, EventKind.COMPACTION_END, EventKind.PRUNE})
+
+
 def is_user_instruction(event: Event) -> bool:
     """A message the user typed, as opposed to context the harness injected.
 
@@ -126,6 +129,10 @@ class CompactionView:
             for event in events:
                 if (event.kind is EventKind.TOOL_RESULT) is not results:
                     continue
+                if event.kind in _MARKERS:
+                    # an earlier compaction's summary: only the previous one is a source
+                    # (above), the ones before it were replaced by it
+                    continue
                 yield event.text
                 if event.tool_name:
                     # the tool's name is on screen with its call ("read_file {...}")
@@ -164,6 +171,17 @@ class CompactionView:
         mid-session (:attr:`Session.history_incomplete`) and no earlier summary in it
         carries what came before."""
         return self.session.history_incomplete and not self.compaction.previous_summary
+
+    @property
+    def previous_opaque(self) -> bool:
+        """The compaction before this one produced a summary nobody can read (Codex's
+        encrypted compaction): what it carried into this summary's sources is hidden."""
+        earlier = [
+            c
+            for c in self.session.compactions
+            if c.index < self.compaction.index and c.status is CompactionStatus.SUMMARISED
+        ]
+        return bool(earlier) and earlier[-1].opaque
 
     @cached_property
     def unanswered_calls(self) -> tuple[Event, ...]:

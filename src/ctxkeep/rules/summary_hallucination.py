@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ctxkeep.extract import Identifier, SourceIndex, extract_identifiers
-from ctxkeep.extract.claims import Claim, Support, extract_claims, ground_claim
+from ctxkeep.extract.claims import (
+    NEAR_MISS,
+    Claim,
+    Grounding,
+    Support,
+    extract_claims,
+    ground_claim,
+)
 from ctxkeep.findings import Confidence, Finding, ItemDetail, Severity
+from ctxkeep.log.model import EventKind
 from ctxkeep.rules.base import Rule
 from ctxkeep.rules.context import CompactionView, RuleContext
 
 __all__ = [
     "SummaryHallucination",
     "UnsupportedItem",
+    "count_of_edits_contradicted",
+    "edits_per_file",
     "invented_items",
     "is_file_of_a_named_module",
     "is_harness_instruction_file",
@@ -187,6 +198,8 @@ def _hidden_reasons(view: CompactionView) -> list[str]:
     reasons = []
     if view.history_before_file:
         reasons.append(MID_SESSION)
+    if view.previous_opaque:
+        reasons.append("the previous summary is encrypted: what it carried cannot be read")
     if view.session.hooks_unrecorded:
         reasons.append("hooks ran whose output is not in the log")
     calls = view.unanswered_calls
@@ -233,10 +246,88 @@ def _unsupported_identifiers(
         yield _judged(identifier.text, identifier.kind, span, _ABSENT, doubts)
 
 
+# Tools that change a file, and the input key that names it (Claude Code, Codex).
+_EDIT_TOOLS = {"Edit": "file_path", "MultiEdit": "file_path", "Write": "file_path"}
+# Nouns of a count of changes made to one file: "(5 places)", "3 edits in a.go".
+_EDIT_NOUNS = frozenset(
+    "place places change changes edit edits spot spots location locations occurrence "
+    "occurrences".split()
+)
+_PATH_NEAR = re.compile(r"[\w./-]+\.[A-Za-z]{1,8}\b")
+
+
+def edits_per_file(view: CompactionView) -> dict[str, int]:
+    """Successful edits the summary replaced, per edited file's name: one per ``Edit``
+    or ``Write`` call, one per entry of a ``MultiEdit``; a call whose result is an error
+    edited nothing."""
+    failed = {e.call_id for e in view.shadowed if e.kind is EventKind.TOOL_RESULT and e.is_error}
+    counts: dict[str, int] = {}
+    for event in view.shadowed:
+        key = _EDIT_TOOLS.get(event.tool_name or "")
+        if event.kind is not EventKind.TOOL_CALL or key is None or event.call_id in failed:
+            continue
+        try:
+            arguments = json.loads(event.text)
+        except ValueError:
+            continue
+        path = arguments.get(key) if isinstance(arguments, dict) else None
+        if not isinstance(path, str):
+            continue
+        edits = arguments.get("edits")
+        name = path.replace("\\", "/").rsplit("/", 1)[-1]
+        counts[name] = counts.get(name, 0) + (len(edits) if isinstance(edits, list) else 1)
+    return counts
+
+
+def _file_of(summary: str, claim: Claim) -> str | None:
+    """The file name a count of changes is about: the nearest file name on its line."""
+    line_start = summary.rfind("\n", 0, claim.start) + 1
+    line_end = summary.find("\n", claim.end)
+    line = summary[line_start : len(summary) if line_end < 0 else line_end]
+    at = claim.start - line_start
+    names = [(abs(m.start() - at), m.group()) for m in _PATH_NEAR.finditer(line)]
+    names = [(d, n) for d, n in names if not claim.text.startswith(n)]
+    return min(names)[1].rsplit("/", 1)[-1] if names else None
+
+
+def count_of_edits_contradicted(
+    claim: Claim, summary: str, edits: dict[str, int], has_previous: bool
+) -> Grounding | None:
+    """A count of changes to a file ("`workflow_test.go` (5 places)") against the edits
+    the log shows on that file: what the agent did outweighs what it said it would do.
+
+    Claude Code summary (entireio/cli, benchmarks/real-logs): "`…workflow_test.go` (5
+    places)" where the agent had planned "5 places" and then made six successful Edit
+    calls on the file. None when the claim is no such count, the file was not edited in
+    the replaced history, or the figures agree; a smaller figure in the log is not judged
+    after an earlier summary (edits before it are not in the window).
+    """
+    if claim.kind != "count" or claim.noun not in _EDIT_NOUNS:
+        return None
+    name = _file_of(summary, claim)
+    done = edits.get(name or "")
+    claimed = int(claim.values[0])
+    if not done or done == claimed or (done < claimed and has_previous):
+        return None
+    detail = f"the log shows {done} successful edit(s) of {name}"
+    if abs(done - claimed) <= NEAR_MISS:
+        return Grounding(Support.NEAR, f"within 2 of what was done: {detail}")
+    return Grounding(Support.CONTRADICTED, f"contradicted: {detail}")
+
+
 def _unsupported_claims(
-    summary: str, sources: SourceIndex, hidden: list[str]
+    summary: str, sources: SourceIndex, hidden: list[str], view: CompactionView
 ) -> Iterator[UnsupportedItem]:
-    judged = [(claim, ground_claim(claim, sources, summary)) for claim in extract_claims(summary)]
+    edits = edits_per_file(view)
+    has_previous = bool(view.compaction.previous_summary)
+    judged = [
+        (
+            claim,
+            count_of_edits_contradicted(claim, summary, edits, has_previous)
+            or ground_claim(claim, sources, summary),
+        )
+        for claim in extract_claims(summary)
+    ]
     # a claim the summary states twice is one claim, borne out if one place bears it out
     # (the list after its first mention, say), reported once otherwise
     supported = {c.key for c, g in judged if g.support is Support.SUPPORTED}
@@ -267,7 +358,7 @@ def invented_items(view: CompactionView) -> list[UnsupportedItem]:
     found: dict[str, UnsupportedItem] = {}
     for item in (
         *_unsupported_identifiers(summary, sources, hidden),
-        *_unsupported_claims(summary, sources, hidden),
+        *_unsupported_claims(summary, sources, hidden, view),
     ):
         found.setdefault(item.text, item)
     return sorted(found.values(), key=lambda i: (i.start, i.end))
