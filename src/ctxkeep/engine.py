@@ -467,9 +467,7 @@ def diff(
     ghosts: tuple[str, ...] = ()
     if summary is not None and view.has_history:
         invented = tuple(
-            InventedItem(
-                i.text, i.kind, summary.count("\n", 0, i.start) + 1, i.confidence, i.why
-            )
+            InventedItem(i.text, i.kind, summary.count("\n", 0, i.start) + 1, i.confidence, i.why)
             for i in invented_items(view)
         )
     if summary is not None:

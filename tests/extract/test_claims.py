@@ -47,7 +47,7 @@ NOTHING_IN = [
     "`mise run fmt && mise run lint && mise run test:ci`",
     "`go test -run TestQuotesUnderLoad ./integration/...`",
     "Rich tool call structures with results",
-    "the part before the \"-\" for all lines",
+    'the part before the "-" for all lines',
 ]
 
 
@@ -115,3 +115,17 @@ def test_grounding(summary: str, claim: str, sources: list[str], verdict: Suppor
 def test_a_status_code_then_a_verb_is_no_count() -> None:
     # the Codex example: "an httptest server that fails twice with 503 then succeeds"
     assert [c.kind for c in extract_claims("fails twice with 503 then succeeds")] == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["   913→\treturn", "rewind.go:913:2: unused", "see line 913", "#L913", "913:\tfunc x()",
+     "lines 910-913"],
+)  # fmt: skip
+def test_line_number_shapes(source: str) -> None:
+    assert _support("at line 913", "line 913", [source]) is Support.SUPPORTED
+
+
+@pytest.mark.parametrize("source", ["took 913 ms", "v1.913", "9130→ x", "x913 y"])
+def test_a_number_is_no_line_by_itself(source: str) -> None:
+    assert _support("at line 913", "line 913", [source]) is not Support.SUPPORTED

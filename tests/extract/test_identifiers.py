@@ -86,7 +86,11 @@ MUST_DROP = [
     ("hosted on example.com today", "example.com", "is_plain_dotted_words"),
     ("one or more item(s) left", "item(", "is_prose_parenthesis"),
     ("Step #3 of the plan failed", "#3", "is_bare_number_sign"),
-    ("User first requested to fix failing tests/build", "tests/build", "is_slash_alternatives_in_prose"),
+    (
+        "User first requested to fix failing tests/build",
+        "tests/build",
+        "is_slash_alternatives_in_prose",
+    ),
 ]
 
 
@@ -258,7 +262,9 @@ LOOKUPS = [
 
 
 @pytest.mark.parametrize(("summary_item", "kind", "sources", "found"), LOOKUPS)
-def test_source_index_contains(summary_item: str, kind: str, sources: list[str], found: bool) -> None:
+def test_source_index_contains(
+    summary_item: str, kind: str, sources: list[str], found: bool
+) -> None:
     assert SourceIndex(sources).contains(summary_item, kind) is found
 
 

@@ -92,7 +92,8 @@ def _reference_contains(index: SourceIndex, texts: list[str], item: str, kind: s
 SOURCE_PIECES = st.sampled_from(
     ["src/a.py", "/work/src/a.py", "a.py:12", "b/src/a.py", "parse()", "parse", "Parser",
      "Parser.parse", "xparse", "parse_x", "parse_header/2", "TotalAddedLines", "total added",
-     "go1.21.3", "a/.../b.py", "REDACTED", "class ", "Map.fetch", "PR #12", "#12", "issues/12", "V1.2.3", "v1.2.3",
+     "go1.21.3", "a/.../b.py", "REDACTED", "class ", "Map.fetch", "PR #12", "#12", "issues/12",
+     "V1.2.3", "v1.2.3",
      "1.2.3", "HTTPS://X.org/a/", "x.org/a", "$HOME", "${HOME}", "HOME", "3F1C9A0E11",
      "localhost:8080", "8080", "C:\\Src\\A.py", "接口", "—", " ", "\n", "(", ".", "/", "_"]
 )  # fmt: skip

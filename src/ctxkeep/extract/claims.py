@@ -16,12 +16,13 @@ reported. How each kind is grounded is in docs/judgement-items.md.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 
-from ctxkeep.extract._text import normalise_word
+from ctxkeep.extract._text import normalise_word, words_of
 from ctxkeep.extract.identity import ALNUM, NOTHING, NUMBER, WORD, SourceIndex
 
 __all__ = ["CLAIM_KINDS", "Claim", "Grounding", "Support", "extract_claims", "ground_claim"]
@@ -89,11 +90,11 @@ _COUNT = re.compile(_NUM + r"\s+([a-z]{2,}(?:[ -][a-z]{2,}){0,3})\b", re.IGNOREC
 _MEASURE_WORDS = "个项处条次份位种"
 _COUNT_ZH = re.compile(rf"(?<![\w.])(\d{{1,6}})\s*[{_MEASURE_WORDS}]\s*([\u3400-\u9fff]{{2}})")
 # Nouns that make the number something else (a duration, a size, a time of day, a line)
-_NOT_COUNT_NOUNS = frozenset(
-    "ms millisecond milliseconds sec secs second seconds min mins minute minutes hour hours "
-    "hr hrs day days week weeks month months year years byte bytes kb mb gb tb kib mib gib "
-    "percent pm am line lines times time char chars character characters token tokens "
-    "x px pt em of and or to by in at on for from with than the".split()
+_NOT_COUNT_NOUNS = words_of(
+    "ms millisecond milliseconds sec secs second seconds min mins minute minutes hour "
+    "hours hr hrs day days week weeks month months year years byte bytes kb mb gb tb kib "
+    "mib gib percent pm am line lines times time char chars character characters token "
+    "tokens x px pt em of and or to by in at on for from with than the"
 )
 _LINE = re.compile(
     r"\b(?:lines?|L)\s?(\d{1,6})(?:\s*(?:-|–|to|through)\s*L?(\d{1,6}))?\b"
@@ -132,15 +133,15 @@ def _number(token: str) -> int:
 
 
 # Words that end a noun phrase before its noun: the number counts nothing after them.
-_NOT_IN_NOUN_PHRASE = frozenset(
+_NOT_IN_NOUN_PHRASE = words_of(
     "then but so if when while after before is are was were be been has have had not no "
-    "it that which who where also only just still again".split()
+    "it that which who where also only just still again"
 )
 # Words that end in "s" and are no plural noun.
-_NOT_PLURAL = frozenset(
-    "was has is does this thus its plus yes as us bus gas across always towards afterwards "
-    "besides perhaps sometimes whereas unless various previous serious obvious whereas "
-    "upwards downwards backwards forwards nowadays".split()
+_NOT_PLURAL = words_of(
+    "was has is does this thus its plus yes as us bus gas across always towards "
+    "afterwards besides perhaps sometimes whereas unless various previous serious obvious "
+    "upwards downwards backwards forwards nowadays"
 )
 
 
@@ -221,7 +222,7 @@ def _quoted_spans(summary: str) -> list[tuple[int, int, bool]]:
     delimiter opens a span that only its own closer ends, so quotes nested in a quote
     (a backticked name inside a quoted message) and the text between two quotes are never
     taken for spans; spans inside a fenced code block are left out."""
-    spans = []
+    spans: list[tuple[int, int, bool]] = []
     offset = 0
     fenced = False
     for line in summary.split("\n"):
@@ -328,18 +329,15 @@ def extract_claims(summary: str) -> list[Claim]:
 
 # --------------------------------------------------------------------------- grounding
 
-# The shapes a figure takes in raw text: (needle, the neighbours it must not touch).
-_Shapes = Callable[[int], list[tuple[str, frozenset[str]]]]
-
 
 def ground_claim(claim: Claim, sources: SourceIndex, summary: str) -> Grounding:
     """Whether the sources (or, for a count, the summary's own list) support ``claim``."""
     if claim.kind == "count":
         return _ground_count(claim, sources, summary)
     if claim.kind == "line":
-        return _ground_figures(claim, sources, _line_shapes)
+        return _ground_figures(claim, sources)
     if claim.kind == "percent":
-        return _ground_figures(claim, sources, _percent_shapes)
+        return _ground_figures(claim, sources)
     if claim.kind == "duration":
         return _ground_duration(claim, sources)
     if claim.kind == "comparison":
@@ -370,7 +368,7 @@ def _count_in_sources(value: int, noun: str, sources: SourceIndex) -> bool:
     before = re.compile(rf"{stem}[a-z]*(?:[ \t]+[a-z]+)?[ \t]*[:=：][ \t]*$", re.IGNORECASE)
     tokens = [str(value)] + [w for w, n in _NUMBER_WORDS.items() if n == value]
     for token in tokens:
-        for text, index, start, end in sources.find_all(token, ignore_case=True):
+        for text, index, start, end in sources.find_all(token, ignore_case=token.isalpha()):
             stop = index + len(token)
             if after.match(text, stop, min(end, stop + 60)) or before.search(
                 text, max(start, index - 30), index
@@ -456,42 +454,37 @@ def _ground_count(claim: Claim, sources: SourceIndex, summary: str) -> Grounding
                 return Grounding(
                     Support.NEAR, f"within 2 of a figure the sources give for it ({near})"
                 )
-    return Grounding(
-        Support.UNCOUNTED, "a count no source states (the model may have counted it)"
-    )
+    return Grounding(Support.UNCOUNTED, "a count no source states (the model may have counted it)")
 
 
-def _line_shapes(value: int) -> list[tuple[str, frozenset[str]]]:
-    """How a line number stands in tool output: Claude Code's Read (``   913→``),
-    ``grep -n``/compilers (``:913:``, ``file:913``), prose (``line 913``), GitHub (``L913``)."""
-    n = str(value)
-    return [
-        (f"{n}\u2192", NUMBER),
-        (f":{n}", WORD),
-        (f"line {n}", WORD),
-        (f"lines {n}", WORD),
-        (f"l{n}", WORD),
-        (f"\n{n}:", WORD),
-        (f"\n{n}\t", WORD),
-        (f"-{n}", WORD),
-    ]
+# How a line number stands in tool output, around the number: Claude Code's Read
+# (``   913→``), ``grep -n`` and compilers (``:913:``, ``file:913``, ``913:`` at a line
+# start), prose (``line 913``, ``lines 911-913``), GitHub (``L913``), ``cat -n`` (``913\t``).
+_LINE_BEFORE = re.compile(r"(?:\blines?\s|\bL|#L|[:\-]|(?:^|\n)\s*)$", re.IGNORECASE)
+_LINE_AFTER = re.compile(r"\u2192|\t|:")
+# A percentage after its figure: ``85%``, ``85 %``, ``85 percent``.
+_PERCENT_AFTER = re.compile(r"\s?(?:%|percent\b)")
 
 
-def _percent_shapes(value: int) -> list[tuple[str, frozenset[str]]]:
-    n = str(value)
-    return [(f"{n}%", NUMBER), (f"{n} %", NUMBER), (f"{n} percent", NUMBER), (f"{n}.", NUMBER)]
+def _line_shown(text: str, index: int, end: int, start: int) -> bool:
+    before = text[max(start, index - 8) : index]
+    return _LINE_BEFORE.search(before) is not None or _LINE_AFTER.match(text, end) is not None
 
 
-def _shape_found(shapes: list[tuple[str, frozenset[str]]], sources: SourceIndex) -> bool:
-    for needle, edges in shapes:
-        for _ in sources.find_all(needle, ignore_case=True, edges=edges):
-            return True
-    return False
+def _percent_shown(text: str, index: int, end: int, start: int) -> bool:
+    return _PERCENT_AFTER.match(text, end) is not None
 
 
-def _ground_figures(claim: Claim, sources: SourceIndex, shapes_of: _Shapes) -> Grounding:
-    """Every figure of a line claim (or a percentage) in one of its shapes."""
-    missing = [v for v in claim.values if not _figure_found(v, sources, shapes_of)]
+# Whether the occurrence ``text[index:end]`` of a figure (in the source text that starts at
+# ``start``) stands as the claim's kind shows it.
+_Shown = Callable[[str, int, int, int], bool]
+_SHOWN: dict[str, _Shown] = {"line": _line_shown, "percent": _percent_shown}
+
+
+def _ground_figures(claim: Claim, sources: SourceIndex) -> Grounding:
+    """Every figure of a line claim (or a percentage) as tool output shows it."""
+    shown = _SHOWN[claim.kind]
+    missing = [v for v in claim.values if not _figure_found(v, sources, shown)]
     if not missing:
         return Grounding(Support.SUPPORTED)
     if claim.kind == "percent" and _rounded_percent_found(claim.values[0], sources):
@@ -499,17 +492,20 @@ def _ground_figures(claim: Claim, sources: SourceIndex, shapes_of: _Shapes) -> G
     for value in missing:
         for delta in range(1, NEAR_MISS + 1):
             for near in (value - delta, value + delta):
-                if near > 0 and _figure_found(near, sources, shapes_of):
+                if near > 0 and _figure_found(near, sources, shown):
                     return Grounding(
                         Support.NEAR, f"within 2 of a figure the sources show ({_figure(near)})"
                     )
     return Grounding(Support.UNSUPPORTED, _NO_SOURCE)
 
 
-def _figure_found(value: float, sources: SourceIndex, shapes_of: _Shapes) -> bool:
-    if value != int(value):
-        return sources.holds(_figure(value))
-    return _shape_found(shapes_of(int(value)), sources)
+def _figure_found(value: float, sources: SourceIndex, shown: _Shown) -> bool:
+    """One scan for the figure, then a look at a few characters around each hit."""
+    figure = _figure(value)
+    for text, index, start, _ in sources.find_all(figure, edges=NUMBER, right=NUMBER | ALNUM):
+        if shown(text, index, index + len(figure), start):
+            return True
+    return False
 
 
 def _rounded_percent_found(value: float, sources: SourceIndex) -> bool:
@@ -593,14 +589,11 @@ def _clause_found(words: list[str], sources: SourceIndex) -> bool:
     anchor = max(words, key=len)
     pattern = re.compile(r"[\W_]{1,8}".join(re.escape(w) for w in words), re.IGNORECASE)
     reach = sum(len(w) + 8 for w in words)
-    seen = 0
-    for text, index, start, end in sources.find_all(anchor, ignore_case=True, edges=ALNUM):
-        if pattern.search(text, max(start, index - reach), min(end, index + reach)):
-            return True
-        seen += 1
-        if seen >= _MAX_ANCHORS:
-            break
-    return False
+    hits = sources.find_all(anchor, ignore_case=True, edges=ALNUM)
+    return any(
+        pattern.search(text, max(start, index - reach), min(end, index + reach))
+        for text, index, start, end in itertools.islice(hits, _MAX_ANCHORS)
+    )
 
 
 def _ground_quote(claim: Claim, sources: SourceIndex) -> Grounding:

@@ -19,10 +19,10 @@ __all__ = [
     "CONSTRAINT_FILTERS",
     "IDENTIFIER_CONTEXT_FILTERS",
     "IDENTIFIER_FILTERS",
+    "REFERENCE_FILTERS",
     "ConstraintFilter",
     "IdentifierContextFilter",
     "IdentifierFilter",
-    "REFERENCE_FILTERS",
     "ReferenceFilter",
     "is_assembly_mnemonic_list",
     "is_bare_number_sign",
@@ -298,7 +298,9 @@ def is_slash_alternatives_in_prose(candidate: str, text: str, start: int) -> boo
     if len(segments) != 2 or not all(_PLAIN_WORD.fullmatch(s) for s in segments):
         return False
     end = start + len(candidate)
-    if (start > 0 and text[start - 1] in _CODE_MARKS) or (end < len(text) and text[end] in _CODE_MARKS):
+    if (start > 0 and text[start - 1] in _CODE_MARKS) or (
+        end < len(text) and text[end] in _CODE_MARKS
+    ):
         return False
     before = re.findall(r"[A-Za-z]+", text[max(0, start - 30) : start])
     return not (before and before[-1].lower() in _LOCATION_WORDS)
@@ -342,7 +344,9 @@ def is_quoted_speech(text: str, start: int, end: int) -> bool:
     return False
 
 
-_OBJECT_AFTER = re.compile(r"\s*(?:[`'\"*\d]|(?:the|a|an|this|that|these|those|it|its|any|each)\b|[A-Z])")
+_OBJECT_AFTER = re.compile(
+    r"\s*(?:[`'\"*\d]|(?:the|a|an|this|that|these|those|it|its|any|each)\b|[A-Z])"
+)
 
 
 def is_position_not_reference(text: str, start: int, end: int) -> bool:

@@ -27,9 +27,13 @@ import re
 import string
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Protocol
+
+from ctxkeep.extract._text import words_of
 
 __all__ = [
     "REDACTION_PLACEHOLDERS",
+    "KindedItem",
     "SourceIndex",
     "Spelling",
     "SymbolName",
@@ -176,13 +180,13 @@ def _path_spellings(text: str) -> Iterator[Spelling]:
 
 # Verbs that begin function names: spelt as prose, such a name is an action ("compute and
 # render session lanes"), not the name (``renderSessionLanes``).
-_NAME_VERBS = frozenset(
+_NAME_VERBS = words_of(
     "get set is has can should add remove delete create make build render compute parse "
     "load save write read update handle check init initialize run process fetch find "
     "validate convert format print extract apply ensure resolve send receive open close "
     "start stop reset clear list show hide emit register call invoke test try new to from "
     "with do use count collect merge split join sort filter map reduce copy move wrap "
-    "unwrap encode decode serialize deserialize marshal unmarshal generate install".split()
+    "unwrap encode decode serialize deserialize marshal unmarshal generate install"
 )
 
 
@@ -452,6 +456,16 @@ class _Haystack:
         return start, (len(self.text) if end < 0 else end)
 
 
+class KindedItem(Protocol):
+    """Anything with the text and the kind of an item (an ``Identifier``)."""
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
+
+
 class SourceIndex:
     """The sources of one summary, joined once, searched with ``str.find``.
 
@@ -483,8 +497,14 @@ class SourceIndex:
 
     # ---------------------------------------------------------------- public questions
 
-    def contains(self, item: str, kind: str) -> bool:
-        """Whether the item ``item`` of ``kind`` appears in the sources in any spelling."""
+    def contains(self, item: str | KindedItem, kind: str | None = None) -> bool:
+        """Whether ``item`` (its text and ``kind``, or an
+        :class:`~ctxkeep.extract.Identifier`) appears in the sources in any spelling."""
+        if not isinstance(item, str):
+            kind = item.kind
+            item = item.text
+        if kind is None:
+            raise TypeError("contains() needs the item's kind")
         pieces = _pieces(item)
         if len(pieces) > 1:
             return self._pieces_in_one_text(pieces)

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ctxkeep.extract import Identifier, SourceIndex, extract_identifiers
+from ctxkeep.extract._text import words_of
 from ctxkeep.extract.claims import (
     NEAR_MISS,
     Claim,
@@ -141,13 +142,13 @@ def is_harness_instruction_file(identifier: Identifier, summary: str) -> bool:
 
 # The tools each harness offers in its system prompt, which the log does not record
 # unless one is called: a summary may name one that was offered and never used.
-_HARNESS_TOOLS = frozenset(
+_HARNESS_TOOLS = words_of(
     "Agent Bash BashOutput Edit EnterPlanMode ExitPlanMode Glob Grep KillShell LS "
     "ListMcpResourcesTool MultiEdit NotebookEdit NotebookRead Read ReadMcpResourceTool "
     "SlashCommand Skill Task TaskCreate TaskGet TaskList TaskOutput TaskStop TaskUpdate "
-    "TodoRead TodoWrite WebFetch WebSearch Write AskUserQuestion "
-    "shell apply_patch update_plan view_image web_search exec_command write_stdin "
-    "read_file list_dir grep_files".split()
+    "TodoRead TodoWrite WebFetch WebSearch Write AskUserQuestion shell apply_patch "
+    "update_plan view_image web_search exec_command write_stdin read_file list_dir "
+    "grep_files"
 )
 
 
@@ -205,7 +206,9 @@ def _hidden_reasons(view: CompactionView) -> list[str]:
     calls = view.unanswered_calls
     if calls:
         names = ", ".join(sorted({c.tool_name or "tool" for c in calls}))
-        calls_have = f"a {names} call has" if len(calls) == 1 else f"{len(calls)} calls ({names}) have"
+        calls_have = (
+            f"a {names} call has" if len(calls) == 1 else f"{len(calls)} calls ({names}) have"
+        )
         reasons.append(f"{calls_have} no result in the log")
     return reasons
 
@@ -249,9 +252,8 @@ def _unsupported_identifiers(
 # Tools that change a file, and the input key that names it (Claude Code, Codex).
 _EDIT_TOOLS = {"Edit": "file_path", "MultiEdit": "file_path", "Write": "file_path"}
 # Nouns of a count of changes made to one file: "(5 places)", "3 edits in a.go".
-_EDIT_NOUNS = frozenset(
-    "place places change changes edit edits spot spots location locations occurrence "
-    "occurrences".split()
+_EDIT_NOUNS = words_of(
+    "place places change changes edit edits spot spots location locations occurrence occurrences"
 )
 _PATH_NEAR = re.compile(r"[\w./-]+\.[A-Za-z]{1,8}\b")
 
