@@ -450,7 +450,8 @@ def _ground_count(claim: Claim, sources: SourceIndex, summary: str) -> Grounding
         )
     for delta in range(1, NEAR_MISS + 1):
         for near in (value - delta, value + delta):
-            if near > 0 and _count_in_sources(near, claim.noun, sources):
+            # "1 test" is no figure for "three tests": a near count is a count too
+            if near >= 2 and _count_in_sources(near, claim.noun, sources):
                 return Grounding(
                     Support.NEAR, f"within 2 of a figure the sources give for it ({near})"
                 )

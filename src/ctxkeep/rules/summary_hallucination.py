@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ctxkeep.extract import Identifier, SourceIndex, extract_identifiers
+from ctxkeep.extract import Identifier, SourceIndex, canonical, extract_identifiers
 from ctxkeep.extract._text import words_of
 from ctxkeep.extract.claims import (
     NEAR_MISS,
@@ -350,19 +350,26 @@ def _unsupported_claims(
 
 
 def invented_items(view: CompactionView) -> list[UnsupportedItem]:
-    """Items and claims of the summary its sources do not bear out, first occurrence of
-    each text, in order of position; each with its confidence and why."""
+    """Items and claims of the summary its sources do not bear out, in order of position;
+    each with its confidence and why.
+
+    One entry per item (the first spelling: ``initializeSession(`` and
+    ``initializeSession`` are one item, :func:`~ctxkeep.extract.canonical`); a claim inside
+    an unsupported item is not judged apart (the line of a file no source names).
+    """
     summary = view.summary
     if summary is None:
         return []
     sources = view.source_index()
     hidden = _hidden_reasons(view)
     found: dict[str, UnsupportedItem] = {}
-    for item in (
-        *_unsupported_identifiers(summary, sources, hidden),
-        *_unsupported_claims(summary, sources, hidden, view),
-    ):
-        found.setdefault(item.text, item)
+    for item in _unsupported_identifiers(summary, sources, hidden):
+        found.setdefault(f"{item.kind} {canonical(item.text, item.kind)}", item)
+    spans = [(i.start, i.end) for i in found.values()]
+    for item in _unsupported_claims(summary, sources, hidden, view):
+        inside = any(start <= item.start and item.end <= end for start, end in spans)
+        if not inside:
+            found.setdefault(f"{item.kind} {item.text.lower()}", item)
     return sorted(found.values(), key=lambda i: (i.start, i.end))
 
 
