@@ -207,6 +207,7 @@ def _symbol_spellings(text: str) -> Iterator[Spelling]:
         name = symbol.name
         yield Spelling(name)
         words = split_words(name)
+        # only when the words spell the whole name (nothing the split drops, like "$")
         if len(words) >= 2 and "".join(words) == name.replace("_", "").replace("-", "").lower():
             yield from _word_spellings(words)
         return
@@ -230,7 +231,8 @@ def spellings(text: str, kind: str) -> list[Spelling]:
     """Every spelling under which the item ``text`` of ``kind`` may stand in raw text.
 
     ``kind`` is one of the identifier kinds (path, version, port, env, url, hash, issue,
-    symbol). The first spelling is the item as it stands.
+    symbol). The first spelling is the item as it stands (a symbol without its call
+    parentheses, arity or receiver).
     """
     out = [Spelling(text.strip(_QUOTES + " "))]
     if kind == "path":
