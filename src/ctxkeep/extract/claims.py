@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import string
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
@@ -83,12 +84,22 @@ _NO_SOURCE = "no source states it"
 
 # --------------------------------------------------------------------------- patterns
 
-_NUM = r"(?<![\w.,/:#$-])(\d{1,6}|" + "|".join(_NUMBER_WORDS) + r")"
-# A number and the (up to four) words after it, among which its noun.
-_COUNT = re.compile(_NUM + r"\s+([a-z]{2,}(?:[ -][a-z]{2,}){0,3})\b", re.IGNORECASE)
+# Every figure of the summary is found once (a digit is rare in prose: the scan is fast),
+# and each kind of claim is a small pattern tried at the figure, before or after it.
+_FIGURE = re.compile(r"\d+(?:\.\d+)?")
+# Characters that make a figure part of something else when they stand before it: a
+# version, a path, an id, a time ("v1.2", "a/2", "#12", "10:30").
+_NOT_BEFORE_COUNT = frozenset(string.ascii_letters + string.digits + "_.,/:#$-")
+_NOT_BEFORE_FIGURE = frozenset(string.ascii_letters + string.digits + "_.")
+# The words after a figure, among which a count's noun.
+_COUNT_AFTER = re.compile(r"\s+([a-z]{2,}(?:[ -][a-z]{2,}){0,3})\b", re.IGNORECASE)
+_WORD_COUNT = re.compile(
+    r"\b(" + "|".join(_NUMBER_WORDS) + r")\s+([a-z]{2,}(?:[ -][a-z]{2,}){0,3})\b",
+    re.IGNORECASE,
+)
 # Chinese: "3 个文件", "12个测试" (a measure word, then the noun's first characters).
 _MEASURE_WORDS = "个项处条次份位种"
-_COUNT_ZH = re.compile(rf"(?<![\w.])(\d{{1,6}})\s*[{_MEASURE_WORDS}]\s*([\u3400-\u9fff]{{2}})")
+_COUNT_ZH_AFTER = re.compile(rf"\s*[{_MEASURE_WORDS}]\s*([\u3400-\u9fff]{{2}})")
 # Nouns that make the number something else (a duration, a size, a time of day, a line)
 _NOT_COUNT_NOUNS = words_of(
     "ms millisecond milliseconds sec secs second seconds min mins minute minutes hour "
@@ -96,27 +107,28 @@ _NOT_COUNT_NOUNS = words_of(
     "mib gib percent pm am line lines times time char chars character characters token "
     "tokens x px pt em of and or to by in at on for from with than the"
 )
-_LINE = re.compile(
-    r"\b(?:lines?|L)\s?(\d{1,6})(?:\s*(?:-|–|to|through)\s*L?(\d{1,6}))?\b"
-    r"|第\s*(\d{1,6})\s*(?:[-~到至]\s*(\d{1,6})\s*)?行"
-    r"|(?<![\w/.-])[\w.-]+\.[A-Za-z]{1,10}:(\d{1,6})(?:-(\d{1,6}))?\b"
-)
-_COMPARISON = re.compile(
-    r"\b([a-z][a-z_-]{2,30})\s+(\d+(?:\.\d+)?)\s*(?:>=|<=|≥|≤|>|<|exceeds|over|above|"
-    r"below|under)\s*(?:the\s+)?(?:max(?:imum)?|min(?:imum)?|limit|threshold|allowed)?"
-    r"(?:\s+of)?\s*(\d+(?:\.\d+)?)\b",
+# A line number: "line 913", "lines 40-55", "L913", "第 95 行", "file.go:952-963".
+_LINE_WORD = re.compile(r"(?:\blines?\s?|\bL|第\s*)$", re.IGNORECASE)
+_LINE_FILE_BEFORE = re.compile(r"(?<![\w/.-])[\w.-]+\.[A-Za-z]{1,10}:$")
+_LINE_RANGE = re.compile(r"(?:\s*(?:-|–|to|through)\s*L?(\d{1,6}))?\b")
+_LINE_RANGE_ZH = re.compile(r"\s*(?:[-~到至]\s*(\d{1,6})\s*)?行")
+_FILE_RANGE = re.compile(r"(?:-(\d{1,6}))?\b")
+# A comparison: "complexity 8 > max 6", "latency 120 exceeds the limit of 100".
+_COMPARISON_AFTER = re.compile(
+    r"\s*(?:>=|<=|≥|≤|>|<|exceeds|over|above|below|under)\s*(?:the\s+)?"
+    r"(?:max(?:imum)?|min(?:imum)?|limit|threshold|allowed)?(?:\s+of)?\s*(\d+(?:\.\d+)?)\b",
     re.IGNORECASE,
 )
-_PERCENT = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s?(?:%|percent\b)")
+_COMPARISON_NOUN = re.compile(r"\b([a-z][a-z_-]{2,30})\s+$", re.IGNORECASE)
+_PERCENT_SIGN = re.compile(r"\s?(?:%|percent\b)")
 _DURATION_UNITS = {
     "ms": 0.001, "millisecond": 0.001, "milliseconds": 0.001,
     "s": 1.0, "sec": 1.0, "secs": 1.0, "second": 1.0, "seconds": 1.0,
     "min": 60.0, "mins": 60.0, "minute": 60.0, "minutes": 60.0,
     "h": 3600.0, "hr": 3600.0, "hrs": 3600.0, "hour": 3600.0, "hours": 3600.0,
 }  # fmt: skip
-_DURATION = re.compile(
-    r"(?<![\w.])(\d+(?:\.\d+)?)(?:\s|-)?(milliseconds?|ms|seconds?|secs?|minutes?|mins?|hours?"
-    r"|hrs?)\b|(?<![\w.])(\d+(?:\.\d+)?)(ms|s|h)\b"
+_DURATION_UNIT = re.compile(
+    r"(?:\s|-)?(milliseconds?|ms|seconds?|secs?|minutes?|mins?|hours?|hrs?)\b|(ms|s|h)\b"
 )
 # "the `WebFetch` tool", "the FetchDocs tool", "tool `run_tests`", "mcp__linear__get_issue":
 # a name that is code-shaped (backticks, CamelCase of two words or more, snake_case, mcp__)
@@ -161,60 +173,108 @@ def _count_noun(words: str) -> str | None:
     return noun
 
 
-def _counts(summary: str) -> list[Claim]:
-    """Counts of two or more with a plural noun ("12 existing tests", "Five more
-    conflicts"); "1 fix" and "one of" are too often not counts to judge."""
+def _count_at(summary: str, value: int, start: int, words_at: int) -> Claim | None:
+    """A count of ``value`` whose words begin at ``words_at`` ("12 existing tests")."""
+    match = _COUNT_AFTER.match(summary, words_at) if words_at > start else None
+    if match is None:
+        match = _COUNT_AFTER.match(summary, words_at)
+    if match is None or value < 2:
+        return None
+    words = match.group(1)
+    noun = _count_noun(words)
+    if noun is None or noun in _NOT_COUNT_NOUNS:
+        return None
+    end = match.start(1) + words.lower().find(noun) + len(noun)
+    return Claim(summary[start:end], "count", start, end, (float(value),), noun)
+
+
+def _word_counts(summary: str) -> list[Claim]:
+    """Counts written in words ("Five more conflicts"); only where a number word occurs."""
+    tokens = {token.strip(".,;:()*`'\"") for token in summary.lower().split()}
+    if tokens.isdisjoint(_NUMBER_WORDS):
+        return []
     out = []
-    for m in _COUNT.finditer(summary):
-        value = _number(m.group(1))
-        noun = _count_noun(m.group(2))
-        if value < 2 or noun is None or noun in _NOT_COUNT_NOUNS:
+    for m in _WORD_COUNT.finditer(summary):
+        if m.start() and summary[m.start() - 1] in _NOT_BEFORE_COUNT:
             continue
-        end = m.start(2) + m.group(2).lower().find(noun) + len(noun)
-        text = summary[m.start() : end]
-        out.append(Claim(text, "count", m.start(), end, (float(value),), noun))
-    for m in _COUNT_ZH.finditer(summary):
-        value = int(m.group(1))
-        if value >= 2:
-            out.append(Claim(m.group(), "count", m.start(), m.end(), (float(value),), m.group(2)))
+        claim = _count_at(summary, _NUMBER_WORDS[m.group(1).lower()], m.start(), m.end(1))
+        if claim is not None:
+            out.append(claim)
     return out
 
 
-def _lines(summary: str) -> list[Claim]:
+def _line_at(summary: str, m: re.Match[str]) -> Claim | None:
+    """A line number or range at the figure ``m``: "line 913", "lines 40-55", "L913",
+    "第 95 行", "file.go:952-963"."""
+    start, end = m.span()
+    window = summary[max(0, start - 80) : start]
+    before = _LINE_WORD.search(window, max(0, len(window) - 8))
+    if before is not None:
+        zh = before.group().startswith("第")
+        after = (_LINE_RANGE_ZH if zh else _LINE_RANGE).match(summary, end)
+        if after is None:
+            return None
+    else:
+        before = _LINE_FILE_BEFORE.search(window) if window.endswith(":") else None
+        if before is None:
+            return None
+        after = _FILE_RANGE.match(summary, end)
+        if after is None:
+            return None
+    begin = start - (len(window) - before.start())
+    values = (float(m.group()),) + ((float(after.group(1)),) if after.group(1) else ())
+    return Claim(summary[begin : after.end()], "line", begin, after.end(), values)
+
+
+def _comparison_at(summary: str, m: re.Match[str]) -> Claim | None:
+    """ "complexity 8 > max 6": a noun, the figure, a comparator and a second figure."""
+    after = _COMPARISON_AFTER.match(summary, m.end())
+    if after is None:
+        return None
+    window_start = max(0, m.start() - 40)
+    noun = _COMPARISON_NOUN.search(summary, window_start, m.start())
+    if noun is None:
+        return None
+    values = (float(m.group()), float(after.group(1)))
+    start = noun.start()
+    return Claim(summary[start : after.end()], "comparison", start, after.end(), values,
+                 noun.group(1).lower())  # fmt: skip
+
+
+def _unit_at(summary: str, m: re.Match[str]) -> Claim | None:
+    """A percentage ("85%") or a duration ("10 seconds", "5-second", "67.714s")."""
+    start, end = m.span()
+    percent = _PERCENT_SIGN.match(summary, end)
+    if percent is not None and len(m.group().split(".")[0]) <= 3:
+        return Claim(summary[start : percent.end()], "percent", start, percent.end(),
+                     (float(m.group()),))  # fmt: skip
+    unit_match = _DURATION_UNIT.match(summary, end)
+    if unit_match is None:
+        return None
+    unit = (unit_match.group(1) or unit_match.group(2)).lower()
+    seconds = float(m.group()) * _DURATION_UNITS[unit]
+    stop = unit_match.end()
+    return Claim(summary[start:stop], "duration", start, stop, (seconds,), unit)
+
+
+def _figure_claims(summary: str) -> list[Claim]:
+    """The claims built on a figure, most specific first at each: a line number, a
+    comparison, a percentage or duration, a count (English or Chinese)."""
     out = []
-    for m in _LINE.finditer(summary):
-        values = tuple(float(g) for g in m.groups() if g is not None)
-        out.append(Claim(m.group(), "line", m.start(), m.end(), values))
+    for m in _FIGURE.finditer(summary):
+        before = summary[m.start() - 1] if m.start() else " "
+        claim = _line_at(summary, m)
+        if claim is None and before not in _NOT_BEFORE_FIGURE:
+            claim = _comparison_at(summary, m) or _unit_at(summary, m)
+        if claim is None and before not in _NOT_BEFORE_COUNT and "." not in m.group():
+            claim = _count_at(summary, int(m.group()), m.start(), m.end())
+            zh = None if claim or summary.isascii() else _COUNT_ZH_AFTER.match(summary, m.end())
+            if zh is not None and int(m.group()) >= 2:
+                claim = Claim(summary[m.start() : zh.end()], "count", m.start(), zh.end(),
+                              (float(m.group()),), zh.group(1))  # fmt: skip
+        if claim is not None:
+            out.append(claim)
     return out
-
-
-def _comparisons(summary: str) -> list[Claim]:
-    out = []
-    for m in _COMPARISON.finditer(summary):
-        noun = m.group(1).lower()
-        values = (float(m.group(2)), float(m.group(3)))
-        out.append(Claim(m.group().strip(), "comparison", m.start(), m.end(), values, noun))
-    return out
-
-
-def _percents(summary: str) -> list[Claim]:
-    return [
-        Claim(m.group(), "percent", m.start(), m.end(), (float(m.group(1)),))
-        for m in _PERCENT.finditer(summary)
-    ]
-
-
-def _durations(summary: str) -> list[Claim]:
-    out = []
-    for m in _DURATION.finditer(summary):
-        value = m.group(1) or m.group(3)
-        unit = (m.group(2) or m.group(4)).lower()
-        seconds = float(value) * _DURATION_UNITS[unit]
-        out.append(Claim(m.group(), "duration", m.start(), m.end(), (seconds,), unit))
-    return out
-
-
-_OPENERS = {'"': '"', "\u201c": "\u201d", "`": "`"}
 
 
 def _quoted_spans(summary: str) -> list[tuple[int, int, bool]]:
@@ -234,16 +294,20 @@ def _quoted_spans(summary: str) -> list[tuple[int, int, bool]]:
     return spans
 
 
+_OPENERS = {'"': '"', "\u201c": "\u201d", "`": "`"}
+_DELIMITER = re.compile('["\u201c`]')
+
+
 def _line_spans(line: str) -> Iterator[tuple[int, int, bool]]:
     position = 0
-    while position < len(line):
-        char = line[position]
-        closer = _OPENERS.get(char)
-        end = _closing(line, closer, position) if closer and _opens(line, position) else -1
+    while (hit := _DELIMITER.search(line, position)) is not None:
+        at = hit.start()
+        char = line[at]
+        end = _closing(line, _OPENERS[char], at) if _opens(line, at) else -1
         if end < 0:
-            position += 1
+            position = at + 1
             continue
-        yield position + 1, end, char == "`"
+        yield at + 1, end, char == "`"
         position = end + 1
 
 
@@ -298,6 +362,8 @@ def _quotes(summary: str) -> list[Claim]:
 
 
 def _tools(summary: str) -> list[Claim]:
+    if "tool" not in summary and "mcp__" not in summary:
+        return []
     out = []
     for m in _TOOL.finditer(summary):
         name = next(g for g in m.groups() if g is not None)
@@ -307,23 +373,14 @@ def _tools(summary: str) -> list[Claim]:
 
 
 def extract_claims(summary: str) -> list[Claim]:
-    """The claims of ``summary`` in order of position, overlapping ones resolved in
-    favour of the more specific kind (a line before a count, a comparison before both)."""
-    found = [
-        *_comparisons(summary),
-        *_lines(summary),
-        *_percents(summary),
-        *_durations(summary),
-        *_quotes(summary),
-        *_tools(summary),
-        *_counts(summary),
-    ]
+    """The claims of ``summary`` in order of position; of two that overlap, the one found
+    first stands (a figure's own claim before a count in words; a quote may hold any)."""
+    found = [*_figure_claims(summary), *_word_counts(summary), *_tools(summary)]
     kept: list[Claim] = []
-    for claim in found:  # the earlier kinds win an overlap
-        if claim.kind == "quote" or not any(
-            k.kind != "quote" and k.start < claim.end and claim.start < k.end for k in kept
-        ):
+    for claim in found:
+        if not any(k.start < claim.end and claim.start < k.end for k in kept):
             kept.append(claim)
+    kept.extend(_quotes(summary))
     return sorted(kept, key=lambda c: (c.start, c.end))
 
 

@@ -23,6 +23,7 @@ A qualified name stays qualified: ``Map.fetch/2`` is not found because ``fetch``
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 from collections.abc import Iterable, Iterator
@@ -408,6 +409,15 @@ def _minimal(forms: list[Spelling]) -> list[Spelling]:
     ]
 
 
+@functools.lru_cache(maxsize=4096)
+def _lookup_plan(item: str, kind: str) -> list[Spelling]:
+    """The spellings a lookup scans for (:func:`_minimal` of :func:`spellings`), worked
+    out once per item: a summary repeats its items, and each compaction's summary
+    repeats the one before (26k-event log: see benchmarks/audit_speed.py)."""
+    return _minimal(spellings(item, kind))
+
+
+@functools.lru_cache(maxsize=4096)
 def _core(text: str, kind: str) -> tuple[str, bool]:
     """A substring that every spelling of the item contains (and whether to compare it
     lower-cased): the last path segment, an issue or port number, a symbol's longest
@@ -585,7 +595,7 @@ class SourceIndex:
                 # every spelling contains the core: one scan settles an absent item
                 continue
             if forms is None:
-                forms = _minimal(spellings(item, kind))
+                forms = _lookup_plan(item, kind)
             for form in forms:
                 # No spelling can start before the core's first occurrence less its own
                 # length: the scan resumes there instead of rereading megabytes of sources.

@@ -235,12 +235,14 @@ def _judged(
 def _unsupported_identifiers(
     summary: str, sources: SourceIndex, hidden: list[str]
 ) -> Iterator[UnsupportedItem]:
+    found: dict[tuple[str, str], bool] = {}  # a summary repeats its items
     for identifier in extract_identifiers(summary):
         if _is_harness_text(identifier, summary):
             continue
-        if sources.contains(identifier.text, identifier.kind) or is_file_of_a_named_module(
-            identifier, sources
-        ):
+        key = (identifier.text, identifier.kind)
+        if key not in found:
+            found[key] = sources.contains(*key) or is_file_of_a_named_module(identifier, sources)
+        if found[key]:
             continue
         doubts = ([_REDACTED] if sources.could_hide(identifier.text) else []) + hidden
         if identifier.kind == "symbol" and is_harness_tool(identifier.text):
@@ -320,7 +322,10 @@ def count_of_edits_contradicted(
 def _unsupported_claims(
     summary: str, sources: SourceIndex, hidden: list[str], view: CompactionView
 ) -> Iterator[UnsupportedItem]:
-    edits = edits_per_file(view)
+    claims = extract_claims(summary)
+    # the edits are only counted when a count of changes asks for them
+    wanted = any(c.kind == "count" and c.noun in _EDIT_NOUNS for c in claims)
+    edits = edits_per_file(view) if wanted else {}
     has_previous = bool(view.compaction.previous_summary)
     judged = [
         (
@@ -328,7 +333,7 @@ def _unsupported_claims(
             count_of_edits_contradicted(claim, summary, edits, has_previous)
             or ground_claim(claim, sources, summary),
         )
-        for claim in extract_claims(summary)
+        for claim in claims
     ]
     # a claim the summary states twice is one claim, borne out if one place bears it out
     # (the list after its first mention, say), reported once otherwise
