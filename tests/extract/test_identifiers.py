@@ -86,6 +86,7 @@ MUST_DROP = [
     ("hosted on example.com today", "example.com", "is_plain_dotted_words"),
     ("one or more item(s) left", "item(", "is_prose_parenthesis"),
     ("Step #3 of the plan failed", "#3", "is_bare_number_sign"),
+    ("ok cmd/app/integration_tes… 67s", "cmd/app/integration_tes", "is_path_cut_mid_segment"),
     (
         "User first requested to fix failing tests/build",
         "tests/build",
@@ -185,6 +186,20 @@ CONTEXT_FILTER_CASES: list[tuple[f.IdentifierContextFilter, str, str, bool]] = [
     (f.is_slash_alternatives_in_prose, "the code is in src/cli now", "src/cli", False),
     (f.is_slash_alternatives_in_prose, "look at `tests/build` first", "tests/build", False),
     (f.is_slash_alternatives_in_prose, "edit tests/test_a.py", "tests/test_a.py", False),
+    (
+        f.is_path_cut_mid_segment,
+        "ok cmd/entire/cli/integration_tes… 67s",
+        "cmd/entire/cli/integration_tes",
+        True,
+    ),
+    (
+        f.is_path_cut_mid_segment,
+        "see …ntegration_test/resume.go",
+        "ntegration_test/resume.go",
+        True,
+    ),
+    (f.is_path_cut_mid_segment, "in /var/folders/wl/.../T/x now", "/var/folders/wl/.../T/x", False),
+    (f.is_path_cut_mid_segment, "open .../refs/heads/entire: is", ".../refs/heads/entire", False),
 ]
 
 
@@ -255,6 +270,8 @@ LOOKUPS = [
     ("Strategy.initialize", "symbol", ["type Strategy struct{}", "func initialize() {}"], False),
     ("/var/folders/wl/.../T/e2e-1", "path", ["cd /var/folders/wl/x1y2/T/e2e-1 && ls"], True),
     ("/var/folders/wl/.../T/e2e-2", "path", ["cd /var/folders/wl/x1y2/T/e2e-1 && ls"], False),
+    (".../refs/heads/entire", "path", ["open .git/refs/heads/entire: is a directory"], True),
+    (".../refs/heads/main", "path", ["open .git/refs/heads/entire: is a directory"], False),
     ("/Users/alex/.claude/x.json", "path", ["wrote REDACTED.claude/x.json"], True),
     ("C:\\Users\\me\\out.txt", "path", ["c:/users/me/out.txt"], True),
     ("~/.config/app.toml", "path", ["/home/me/.config/app.toml"], True),

@@ -39,6 +39,7 @@ __all__ = [
     "is_not_only_but_also",
     "is_numbered_list",
     "is_out_of_port_range",
+    "is_path_cut_mid_segment",
     "is_phatic_idiom",
     "is_plain_dotted_words",
     "is_position_not_reference",
@@ -306,9 +307,30 @@ def is_slash_alternatives_in_prose(candidate: str, text: str, start: int) -> boo
     return not (before and before[-1].lower() in _LOCATION_WORDS)
 
 
+_ELLIPSES = ("...", "\u2026")
+
+
+def is_path_cut_mid_segment(candidate: str, text: str, start: int) -> bool:
+    """``cmd/entire/cli/integration_tes…`` / ``…ntegration_test/resume.go``: a path whose
+    first or last segment an ellipsis cuts, copied from truncated tool output; a
+    fragment, not an item to look up.
+
+    Claude Code truncates long tool output with "…" (the real logs in benchmarks/ show
+    ``integration_tes…`` in a test run). An ellipsis that stands for whole segments
+    (``/var/folders/wl/.../T/x``, ``.../refs/heads/entire``) cuts nothing: that path is
+    an item, found by its pieces.
+    """
+    end = start + len(candidate)
+    cut_end = text.startswith(_ELLIPSES, end) and not candidate.endswith("/")
+    cut_start = (start > 0 and text[start - 1] == "\u2026") or (
+        candidate.startswith("...") and candidate[3:4] not in ("/", "")
+    )
+    return cut_end or cut_start
+
+
 IDENTIFIER_CONTEXT_FILTERS: dict[str, tuple[IdentifierContextFilter, ...]] = {
     "issue": (is_bare_number_sign,),
-    "path": (is_slash_alternatives_in_prose,),
+    "path": (is_slash_alternatives_in_prose, is_path_cut_mid_segment),
 }
 
 

@@ -518,7 +518,7 @@ class SourceIndex:
         if kind is None:
             raise TypeError("contains() needs the item's kind")
         pieces = _pieces(item)
-        if len(pieces) > 1:
+        if pieces != [item]:
             return self._pieces_in_one_text(pieces)
         if self._spelled(item, kind):
             return True
@@ -648,7 +648,7 @@ class SourceIndex:
 
 def _pieces(item: str) -> list[str]:
     """The visible pieces of an item elided with ``...`` or holding a redaction
-    placeholder (two or more, each of three characters or more), else ``[item]``."""
+    placeholder (each of three characters or more, in order), else ``[item]``."""
     text = item
     for placeholder in REDACTION_PLACEHOLDERS:
         text = text.replace(placeholder, "\u2026")
