@@ -74,7 +74,7 @@ def _reference_contains(index: SourceIndex, texts: list[str], item: str, kind: s
     that need the sources' structure (elisions, qualified names) asked of ``index``."""
     from ctxkeep.extract.identity import _occurs, _pieces, parse_symbol, spellings
 
-    if len(_pieces(item)) > 1:
+    if _pieces(item) != [item]:
         return index._pieces_in_one_text(_pieces(item))
     text = "\x00".join(texts)
     for form in spellings(item, kind):

@@ -409,39 +409,45 @@ def _minimal(forms: list[Spelling]) -> list[Spelling]:
     ]
 
 
-@functools.lru_cache(maxsize=4096)
-def _lookup_plan(item: str, kind: str) -> list[Spelling]:
-    """The spellings a lookup scans for (:func:`_minimal` of :func:`spellings`), worked
-    out once per item: a summary repeats its items, and each compaction's summary
-    repeats the one before (26k-event log: see benchmarks/audit_speed.py)."""
-    return _minimal(spellings(item, kind))
+@dataclass(frozen=True, slots=True)
+class _Pass:
+    """One pass of a lookup: spellings of one case mode, and a substring all of them
+    contain (the core: one scan for it settles an absent item); empty when none is."""
+
+    forms: tuple[Spelling, ...]
+    core: str
+    ignore_case: bool
+
+
+_CHUNK = re.compile(r"[^\W_]+|[^\w\s]+|_+")
+
+
+def _common_core(needles: list[str]) -> str:
+    """The longest of the shortest needle's runs of letters and digits (or the needle
+    itself) that every needle contains; empty when none does."""
+    shortest = min(needles, key=len)
+    runs = sorted({shortest, *_CHUNK.findall(shortest)}, key=len, reverse=True)
+    return next((run for run in runs if all(run in n for n in needles)), "")
 
 
 @functools.lru_cache(maxsize=4096)
-def _core(text: str, kind: str) -> tuple[str, bool]:
-    """A substring that every spelling of the item contains (and whether to compare it
-    lower-cased): the last path segment, an issue or port number, a symbol's longest
-    word, ...; empty when there is none."""
-    if kind == "path":
-        path, windows = _path_core(text)
-        base = path.rsplit("/", 1)[-1]
-        return (base.lower() if windows else base), windows
-    if kind in ("url", "hash"):
-        return canonical(text, "url"), True
-    if kind == "version":
-        return _version_core(text), True
-    if kind in ("port", "issue"):
-        digits = re.findall(r"\d+", text)
-        return (digits[-1] if digits else ""), False
-    if kind == "env":
-        return text.strip("${}%"), False
-    symbol = parse_symbol(text)
-    if symbol.qualified:
-        return max(symbol.parts, key=len).lower(), True
-    words = split_words(symbol.name)
-    if len(words) >= 2:
-        return max(words, key=len), True
-    return symbol.name, False
+def _lookup_plan(item: str, kind: str) -> tuple[_Pass, ...]:
+    """The passes of a lookup, worked out once per item (a summary repeats its items,
+    and each compaction's summary repeats the one before): the case-sensitive spellings
+    first, then those that ignore case, each reduced by :func:`_minimal`.
+
+    The exact spellings first: an item is mostly found as written, and the sources are
+    lowered only when it is not (200 MB benchmark log: lowering every compaction's
+    sources for its snake_case names cost a third of the audit; see
+    benchmarks/audit_speed.py).
+    """
+    passes = []
+    for ignore_case in (False, True):
+        forms = _minimal([f for f in spellings(item, kind) if f.ignore_case is ignore_case])
+        if forms:
+            core = _common_core([f.needle for f in forms])
+            passes.append(_Pass(tuple(forms), core, ignore_case))
+    return tuple(passes)
 
 
 class _Haystack:
@@ -587,21 +593,18 @@ class SourceIndex:
     # ---------------------------------------------------------------- the rules
 
     def _spelled(self, item: str, kind: str) -> bool:
-        core, core_ignores_case = _core(item, kind)
-        forms: list[Spelling] | None = None
+        return any(self._scan(plan) for plan in _lookup_plan(item, kind))
+
+    def _scan(self, plan: _Pass) -> bool:
         for haystack in self._haystacks:
-            first = haystack.of(core_ignores_case).find(core) if core else 0
+            text = haystack.of(plan.ignore_case)
+            first = text.find(plan.core) if plan.core else 0
             if first < 0:
-                # every spelling contains the core: one scan settles an absent item
-                continue
-            if forms is None:
-                forms = _lookup_plan(item, kind)
-            for form in forms:
+                continue  # every spelling contains the core: one scan settles it
+            for form in plan.forms:
                 # No spelling can start before the core's first occurrence less its own
                 # length: the scan resumes there instead of rereading megabytes of sources.
-                same_mode = form.ignore_case == core_ignores_case
-                start = max(0, first - len(form.needle)) if same_mode else 0
-                if _occurs(haystack.of(form.ignore_case), form, start) >= 0:
+                if _occurs(text, form, max(0, first - len(form.needle))) >= 0:
                     return True
         return False
 

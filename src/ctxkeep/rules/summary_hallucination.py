@@ -188,7 +188,7 @@ _ABSENT = "in no source, in any spelling"
 _DOUBTFUL = (Support.NEAR, Support.UNCOUNTED)
 # The log begins mid-session: what the first summary in it was written from is partly
 # before line 1, so its items cannot be judged; they are reported at ``info``.
-MID_SESSION = "the log begins mid-session (history before line 1 is missing)"
+_MID_SESSION = "the log begins mid-session (history before line 1 is missing)"
 _REDACTED = "redacted text (REDACTED) in the sources may be it"
 _HARNESS_TOOL = "a tool the harness offers in its unlogged system prompt"
 
@@ -198,7 +198,7 @@ def _hidden_reasons(view: CompactionView) -> list[str]:
     the confidence of every item it did not find."""
     reasons = []
     if view.history_before_file:
-        reasons.append(MID_SESSION)
+        reasons.append(_MID_SESSION)
     if view.previous_opaque:
         reasons.append("the previous summary is encrypted: what it carried cannot be read")
     if view.session.hooks_unrecorded:
@@ -251,7 +251,7 @@ def _unsupported_identifiers(
         yield _judged(identifier.text, identifier.kind, span, _ABSENT, doubts)
 
 
-# Tools that change a file, and the input key that names it (Claude Code, Codex).
+# Claude Code tools that change a file, and the input key that names it.
 _EDIT_TOOLS = {"Edit": "file_path", "MultiEdit": "file_path", "Write": "file_path"}
 # Nouns of a count of changes made to one file: "(5 places)", "3 edits in a.go".
 _EDIT_NOUNS = words_of(
