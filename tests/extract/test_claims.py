@@ -129,3 +129,12 @@ def test_line_number_shapes(source: str) -> None:
 @pytest.mark.parametrize("source", ["took 913 ms", "v1.913", "9130→ x", "x913 y"])
 def test_a_number_is_no_line_by_itself(source: str) -> None:
     assert _support("at line 913", "line 913", [source]) is not Support.SUPPORTED
+
+
+def test_a_count_does_not_run_across_lines() -> None:
+    # the quality benchmark's test output: "... 48\nFAILED tests/test_x.py"
+    assert [c.kind for c in extract_claims("passed 48\nFAILED tests/x.py")] == []
+
+
+def test_a_duration_as_written_keeps_its_zeros() -> None:
+    assert _support("ran in 0.30s", "0.30s", ["1 passed in 0.30s"]) is Support.SUPPORTED

@@ -92,9 +92,9 @@ _FIGURE = re.compile(r"\d+(?:\.\d+)?")
 _NOT_BEFORE_COUNT = frozenset(string.ascii_letters + string.digits + "_.,/:#$-")
 _NOT_BEFORE_FIGURE = frozenset(string.ascii_letters + string.digits + "_.")
 # The words after a figure, among which a count's noun.
-_COUNT_AFTER = re.compile(r"\s+([a-z]{2,}(?:[ -][a-z]{2,}){0,3})\b", re.IGNORECASE)
+_COUNT_AFTER = re.compile(r"[ \t]+([a-z]{2,}(?:[ -][a-z]{2,}){0,3})\b", re.IGNORECASE)
 _WORD_COUNT = re.compile(
-    r"\b(" + "|".join(_NUMBER_WORDS) + r")\s+([a-z]{2,}(?:[ -][a-z]{2,}){0,3})\b",
+    r"\b(" + "|".join(_NUMBER_WORDS) + r")[ \t]+([a-z]{2,}(?:[ -][a-z]{2,}){0,3})\b",
     re.IGNORECASE,
 )
 # Chinese: "3 个文件", "12个测试" (a measure word, then the noun's first characters).
@@ -579,14 +579,20 @@ def _rounded_percent_found(value: float, sources: SourceIndex) -> bool:
 def _ground_duration(claim: Claim, sources: SourceIndex) -> Grounding:
     """The same span of time in any unit spelling: ``10 seconds``, ``10s``, ``10000ms``,
     Go's ``10 * time.Second``; a figure with decimals as written (``67.714s``)."""
+    written = _FIGURE.match(claim.text)
+    if written and any(
+        _duration_spelled(written.group(), unit, sources)
+        for unit, factor in _DURATION_UNITS.items()
+        if _DURATION_UNITS[claim.noun] == factor
+    ):
+        return Grounding(Support.SUPPORTED)  # "0.30s" as written, in any spelling of s
     seconds = claim.values[0]
     for unit, factor in _DURATION_UNITS.items():
         amount = round(seconds / factor, 6)
-        if amount <= 0:
-            continue
-        figure = _figure(amount)
-        if (amount == int(amount) or figure in claim.text) and _duration_spelled(
-            figure, unit, sources
+        if (
+            amount > 0
+            and amount == int(amount)
+            and _duration_spelled(_figure(amount), unit, sources)
         ):
             return Grounding(Support.SUPPORTED)
     return Grounding(Support.UNSUPPORTED, _NO_SOURCE)
