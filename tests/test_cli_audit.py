@@ -229,7 +229,9 @@ def test_diff_text_side_by_side(tmp_path: Path) -> None:
     assert "kept      Never push to the main branch\n" in out
     assert "LOST      Do not touch src/db.py\n" in out
     assert "from line 1: Never push to the main branch. Do not touch src/db.py." in out
-    assert "lib/new.py  [path] summary line 1; high confidence: in no source, in any spelling" in out
+    assert (
+        "lib/new.py  [path] summary line 1; high confidence: in no source, in any spelling" in out
+    )
     data = json.loads(
         run_cli("diff", "s.jsonl", "-c", "1", "--format", "json", cwd=tmp_path).stdout
     )
