@@ -50,10 +50,11 @@ def test_audit_json_contract_and_logs_are_never_written(tmp_path: Path) -> None:
     assert session["peak_context"] == {"tokens": 160_000, "window": 200_000, "percent": 80.0}
     assert session["compactions_by_trigger"]["auto"]["started"] == 1
     lost = next(f for f in session["findings"] if f["rule_id"] == "CK003")
-    # The DESIGN.md contract keys, plus the one key added (confidence); none renamed.
+    # The DESIGN.md contract keys, plus the keys added (confidence, items_detail); none
+    # renamed.
     contract = {"rule_id", "rule", "level", "message", "compaction", "seqs", "lines", "items"}
     for finding in session["findings"]:
-        assert set(finding) == contract | {"fingerprint", "confidence"}
+        assert set(finding) == contract | {"fingerprint", "confidence", "items_detail"}
     assert set(data) >= {"tool", "version", "sessions", "problems"}
     assert set(session) >= {"path", "format", "events", "compactions", "constraints", "findings"}
     assert lost["level"] == "error"
@@ -228,7 +229,9 @@ def test_diff_text_side_by_side(tmp_path: Path) -> None:
     assert "kept      Never push to the main branch  [prohibition]\n" in out
     assert "LOST      Do not touch src/db.py  [prohibition]\n" in out
     assert "from line 1: Never push to the main branch. Do not touch src/db.py." in out
-    assert "lib/new.py  [path] summary line 1; first appears in the sources: nowhere" in out
+    assert (
+        "lib/new.py  [path] summary line 1; high confidence: in no source, in any spelling" in out
+    )
     data = json.loads(
         run_cli("diff", "s.jsonl", "-c", "1", "--format", "json", cwd=tmp_path).stdout
     )

@@ -322,3 +322,42 @@ def test_the_collector_is_paused_only_while_auditing(tmp_path: Path) -> None:
         assert not gc.isenabled()  # a caller's own pause is left alone
     finally:
         gc.enable()
+
+
+def test_items_after_an_encrypted_summary_are_low_confidence() -> None:
+    # The Codex example: compaction 1 is an encrypted "compaction" item; what it carried
+    # into compaction 2's sources cannot be read, so "base 200ms" (code written before
+    # compaction 1) is not stated as invented.
+    log = next((Path(__file__).parent.parent / "examples" / "codex").glob("*.jsonl"))
+    result = audit(log, select=["CK002"])
+    details = {d.item: d for f in result.findings for d in f.items_detail}
+    assert details["200ms"].confidence is Confidence.LOW
+    assert "encrypted" in details["200ms"].why
+
+
+def test_items_after_any_encrypted_previous_summary_are_low_confidence(tmp_path: Path) -> None:
+    # The same session with its first compaction made opaque (as Codex's encrypted
+    # "compaction" item is): the second summary's missing items lose their certainty.
+    log = write_log(
+        tmp_path / "s.jsonl",
+        [
+            ["user", "Add retries."],
+            ["compact", {"summary": "Retries added."}],
+            ["user", "Now the docs."],
+            ["compact", {"summary": "Retries wait 250ms between attempts."}],
+        ],
+    )
+    session = read_session(log)
+    first, second = session.compactions
+    sure = audit(session, select=["CK002"]).findings
+    assert [(f.compaction, f.confidence) for f in sure] == [(2, Confidence.HIGH)]
+    hidden = dataclasses.replace(
+        session,
+        compactions=(
+            dataclasses.replace(first, opaque=True, summary=None),
+            dataclasses.replace(second, previous_summary=None),
+        ),
+    )
+    (unsure,) = audit(hidden, select=["CK002"]).findings
+    assert unsure.confidence is Confidence.LOW
+    assert "encrypted" in unsure.items_detail[0].why

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 from ctxkeep._gc import cyclic_gc_paused
 from ctxkeep.config import AuditConfig
-from ctxkeep.extract import Survival, find_references
-from ctxkeep.findings import Finding, Severity
+from ctxkeep.extract import Survival, unresolved_references
+from ctxkeep.findings import Confidence, Finding, Severity
 from ctxkeep.log.adapters import ReadOptions
 from ctxkeep.log.model import Compaction, CompactionStatus, EventKind, Session
 from ctxkeep.log.reader import discover, read_session
@@ -426,11 +426,14 @@ class ConstraintRow:
 
 @dataclass(frozen=True, slots=True)
 class InventedItem:
-    """An identifier in the summary found in no source; ``summary_line`` is 1-based."""
+    """An item or claim of the summary that no source bears out; ``summary_line`` is
+    1-based; ``confidence`` and ``why`` as in the CK002 finding's ``items_detail``."""
 
     text: str
     kind: str
     summary_line: int
+    confidence: Confidence = Confidence.HIGH
+    why: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -521,11 +524,11 @@ def diff(
     ghosts: tuple[str, ...] = ()
     if summary is not None and view.has_history:
         invented = tuple(
-            InventedItem(i.text, i.kind, summary.count("\n", 0, i.start) + 1)
+            InventedItem(i.text, i.kind, summary.count("\n", 0, i.start) + 1, i.confidence, i.why)
             for i in invented_items(view)
         )
     if summary is not None:
-        ghosts = tuple(dict.fromkeys(r.text for r in find_references(summary)))
+        ghosts = tuple(dict.fromkeys(r.text for r in unresolved_references(summary)))
     findings = audit_session(session).findings if session_findings is None else session_findings
     return CompactionDiff(
         path=session.path,

@@ -21,6 +21,7 @@ __all__ = [
     "FINGERPRINT_SCHEME",
     "Confidence",
     "Finding",
+    "ItemDetail",
     "Severity",
     "fingerprint_of",
     "session_identity",
@@ -73,6 +74,18 @@ def fingerprint_of(
 
 
 @dataclass(frozen=True, slots=True)
+class ItemDetail:
+    """One item of a finding: what kind of item it is, how sure the rule is that it is
+    wrong, and why (CK002: ``path``, ``symbol``, ... or a claim kind such as ``count``;
+    a LOW item's reason says what hidden text could explain it)."""
+
+    item: str
+    kind: str
+    confidence: Confidence
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
     """One thing a rule found in one session.
 
@@ -80,7 +93,8 @@ class Finding:
     about the whole session or the log). ``items`` holds the exact text of each lost
     constraint, invented identifier or ghost reference, as it stands in the source or the
     summary. ``confidence`` is LOW when the log cannot show enough to be sure, and the
-    message then says why.
+    message then says why. ``items_detail`` (CK002) gives each item its kind, confidence
+    and reason, in the order of ``items``; rules with no more to say leave it empty.
     """
 
     rule_id: str
@@ -94,6 +108,7 @@ class Finding:
     items: tuple[str, ...] = ()
     confidence: Confidence = Confidence.HIGH
     fingerprint: str = field(default="", compare=False)
+    items_detail: tuple[ItemDetail, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.fingerprint:  # rules pass the session id; else the file name stands

@@ -441,3 +441,21 @@ def test_example_with_microcompact_reads_whole() -> None:
     assert {e.call_id for e in pruned if e.kind is EventKind.TOOL_RESULT} == set(prune.call_ids)
     assert prune.tokens_pruned is not None
     assert prune.tokens_pruned > 0
+
+
+def test_a_log_that_begins_mid_session_has_incomplete_history(tmp_path: Path) -> None:
+    # The real logs of benchmarks/real-logs/ (a6, b8, e5): the first record's parentUuid
+    # names a record that is not in the file.
+    def record(uuid: str, parent: str | None, text: str) -> dict[str, Any]:
+        return {
+            "parentUuid": parent,
+            "sessionId": SESSION_ID,
+            "type": "user",
+            "uuid": uuid,
+            "message": {"role": "user", "content": text},
+        }
+
+    whole = write_log(tmp_path / "whole.jsonl", [record("a", None, "hi"), record("b", "a", "x")])
+    cut = write_log(tmp_path / "cut.jsonl", [record("b", "a", "x"), record("c", "b", "y")])
+    assert read_session(whole).history_incomplete is False
+    assert read_session(cut).history_incomplete is True

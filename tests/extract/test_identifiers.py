@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxkeep.extract import Identifier, SourceIndex, extract_identifiers, identifier_candidates
+from ctxkeep.extract import SourceIndex, extract_identifiers, identifier_candidates
 from ctxkeep.extract import filters as f
 
 # (text, identifier as it stands, kind)
@@ -46,6 +46,12 @@ MUST_FIND = [
     ("call run() once", "run()", "symbol"),
     ("the class `SourceIndex` is built once", "SourceIndex", "symbol"),
     ("getValue(x) returns", "getValue(", "symbol"),
+    ("the crash is in `parse_header/2`", "parse_header/2", "symbol"),
+    ("uses Map.fetch/2 now", "Map.fetch/2", "symbol"),
+    ("calls lists:map/2", "lists:map/2", "symbol"),
+    ("the valid?/1 guard", "valid?/1", "symbol"),
+    ("see Parser::parse here", "Parser::parse", "symbol"),
+    ("the prompt at rewind.go:952-963 uses", "rewind.go:952-963", "path"),
 ]
 
 
@@ -79,6 +85,13 @@ MUST_DROP = [
     ("e.g. this one", "e.g", "is_latin_abbreviation"),
     ("hosted on example.com today", "example.com", "is_plain_dotted_words"),
     ("one or more item(s) left", "item(", "is_prose_parenthesis"),
+    ("Step #3 of the plan failed", "#3", "is_bare_number_sign"),
+    ("ok cmd/app/integration_tes… 67s", "cmd/app/integration_tes", "is_path_cut_mid_segment"),
+    (
+        "User first requested to fix failing tests/build",
+        "tests/build",
+        "is_slash_alternatives_in_prose",
+    ),
 ]
 
 
@@ -156,6 +169,53 @@ def test_identifier_filter_case(predicate: f.IdentifierFilter, case: str, expect
     assert predicate(case) is expected
 
 
+# context filters: (text, candidate, dropped?) with the real case each one exists for
+CONTEXT_FILTER_CASES: list[tuple[f.IdentifierContextFilter, str, str, bool]] = [
+    (f.is_bare_number_sign, "Step #3 of the plan failed; PR #45 tracks it.", "#3", True),
+    (f.is_bare_number_sign, "the #1 cause is the cache", "#1", True),
+    (f.is_bare_number_sign, "fixed in #123 yesterday", "#123", False),
+    (f.is_bare_number_sign, "see issue #7 first", "#7", False),
+    (f.is_bare_number_sign, "合并请求 #12 已关闭", "#12", False),
+    (
+        f.is_slash_alternatives_in_prose,
+        "User first requested to fix failing tests/build",
+        "tests/build",
+        True,
+    ),
+    (f.is_slash_alternatives_in_prose, "run the lint/test step", "lint/test", True),
+    (f.is_slash_alternatives_in_prose, "the code is in src/cli now", "src/cli", False),
+    (f.is_slash_alternatives_in_prose, "look at `tests/build` first", "tests/build", False),
+    (f.is_slash_alternatives_in_prose, "edit tests/test_a.py", "tests/test_a.py", False),
+    (
+        f.is_path_cut_mid_segment,
+        "ok cmd/entire/cli/integration_tes… 67s",
+        "cmd/entire/cli/integration_tes",
+        True,
+    ),
+    (
+        f.is_path_cut_mid_segment,
+        "see …ntegration_test/resume.go",
+        "ntegration_test/resume.go",
+        True,
+    ),
+    (f.is_path_cut_mid_segment, "in /var/folders/wl/.../T/x now", "/var/folders/wl/.../T/x", False),
+    (f.is_path_cut_mid_segment, "open .../refs/heads/entire: is", ".../refs/heads/entire", False),
+]
+
+
+@pytest.mark.parametrize(("predicate", "text", "candidate", "dropped"), CONTEXT_FILTER_CASES)
+def test_identifier_context_filter_case(
+    predicate: f.IdentifierContextFilter, text: str, candidate: str, dropped: bool
+) -> None:
+    assert predicate(candidate, text, text.index(candidate)) is dropped
+
+
+def test_every_context_filter_has_a_case_and_a_docstring() -> None:
+    registered = {p for group in f.IDENTIFIER_CONTEXT_FILTERS.values() for p in group}
+    assert registered == {p for p, _, _, dropped in CONTEXT_FILTER_CASES if dropped}
+    assert all(p.__doc__ for p in registered)
+
+
 def test_every_identifier_filter_has_a_case_and_a_docstring() -> None:
     registered = {p for group in f.IDENTIFIER_FILTERS.values() for p in group}
     tested = {p for p, _, expected in FILTER_CASES if expected}
@@ -166,51 +226,72 @@ def test_every_identifier_filter_has_a_case_and_a_docstring() -> None:
 # ----------------------------------------------------------------------------- SourceIndex
 
 
-def _one(text: str) -> Identifier:
-    (identifier,) = extract_identifiers(text)
-    return identifier
-
-
-# (identifier text in the summary, the sources, found?)
+# (identifier text in the summary, its kind, the sources, found?)
 LOOKUPS = [
-    ("src/ctxkeep/a.py", ["ok /work/main/src/ctxkeep/a.py:12 changed"], True),
-    ("/work/main/src/ctxkeep/a.py", ["M  src/ctxkeep/a.py"], True),
-    ("./run.sh", ["run.sh is executable"], True),
-    ("parser.py:123", ['File "parser.py", line 123'], True),
-    ("src/ctxkeep/a.py", ["src/ctxkeep/a.pyc"], False),
-    ("src/ctxkeep/b.py", ["src/ctxkeep/a.py"], False),
-    ("https://Example.com/Docs/", ["see https://example.com/docs"], True),
-    ("https://example.com/docs", ["see example.com/docs"], True),
-    ("v1.2.3", ["version 1.2.3 released"], True),
-    ("1.2.3", ["version 11.2.3 released"], False),
-    ("localhost:8080", ["listening on 0.0.0.0:8080"], True),
-    ("port 5432", ["PORT=5432"], True),
-    ("$CTXKEEP_HOME", ["CTXKEEP_HOME=/tmp/h"], True),
-    ("${CTXKEEP_HOME}", ["ctxkeep_home"], False),
-    ("3f1c9a0", ["commit 3f1c9a0e5b7d2c44aa"], True),
-    ("3f1c9a0e5b7d2c44aa", ["commit 3f1c9a0"], False),
-    ("#45", ["https://github.com/o/r/pull/45"], True),
-    ("PR 45", ["merged #45"], True),
-    ("#45", ["#456 is open"], False),
-    ("Parser.parse()", ["class Parser:", "    def parse(self):"], True),
-    ("extract_constraints()", ["def extract_constraints(text):"], True),
-    ("extract_constraint()", ["def extract_constraints(text):"], False),
+    ("src/ctxkeep/a.py", "path", ["ok /work/main/src/ctxkeep/a.py:12 changed"], True),
+    ("/work/main/src/ctxkeep/a.py", "path", ["M  src/ctxkeep/a.py"], True),
+    ("./run.sh", "path", ["run.sh is executable"], True),
+    ("parser.py:123", "path", ['File "parser.py", line 123'], True),
+    ("src/ctxkeep/a.py", "path", ["src/ctxkeep/a.pyc"], False),
+    ("src/ctxkeep/b.py", "path", ["src/ctxkeep/a.py"], False),
+    ("https://Example.com/Docs/", "url", ["see https://example.com/docs"], True),
+    ("https://example.com/docs", "url", ["see example.com/docs"], True),
+    ("v1.2.3", "version", ["version 1.2.3 released"], True),
+    ("1.2.3", "version", ["version 11.2.3 released"], False),
+    ("localhost:8080", "port", ["listening on 0.0.0.0:8080"], True),
+    ("port 5432", "port", ["PORT=5432"], True),
+    ("$CTXKEEP_HOME", "env", ["CTXKEEP_HOME=/tmp/h"], True),
+    ("${CTXKEEP_HOME}", "env", ["ctxkeep_home"], False),
+    ("3f1c9a0", "hash", ["commit 3f1c9a0e5b7d2c44aa"], True),
+    ("3f1c9a0e5b7d2c44aa", "hash", ["commit 3f1c9a0"], False),
+    ("#45", "issue", ["https://github.com/o/r/pull/45"], True),
+    ("PR 45", "issue", ["merged #45"], True),
+    ("#45", "issue", ["#456 is open"], False),
+    ("Parser.parse()", "symbol", ["class Parser:\n    def parse(self):"], True),
+    ("Parser.parse()", "symbol", ["class Parser:", "    def parse(self):"], False),
+    ("extract_constraints()", "symbol", ["def extract_constraints(text):"], True),
+    ("extract_constraint()", "symbol", ["def extract_constraints(text):"], False),
+    # issue 11: one identity for an item
+    ("parse_header/2", "symbol", ["  defp parse_header(<<len::16, rest::binary>>) do"], True),
+    ("Map.fetch/2", "symbol", ["fetch(config, :key)", "the Map module"], False),
+    ("Map.fetch/2", "symbol", ["case Map.fetch(opts, :port) do"], True),
+    ("Baz.fun/1", "symbol", ["defmodule Foo.Bar.Baz do\n  def fun(x), do: x\nend"], True),
+    ("Foo.Bar.Baz.fun", "symbol", ["alias Foo.Bar.Baz", "Baz.fun(1)"], True),
+    ("lists:map/2", "symbol", ["lists:map(fun(X) -> X end, L)"], True),
+    ("1.21.3", "version", ["go version go1.21.3 darwin/arm64"], True),
+    ("go1.21.3", "version", ["toolchain 1.21.3"], True),
+    ("total_added_lines", "symbol", ['TotalAddedLines int `json:"total"`'], True),
+    ("TotalAddedLines", "symbol", ["the total added lines of the diff"], True),
+    ("total_added_lines", "symbol", ["TotalAddedLinesCount int"], False),
+    ("Parser#parse", "symbol", ["Parser.parse(text)"], True),
+    ("Parser::parse", "symbol", ["class Parser\n  def parse(text)\n  end\nend"], True),
+    ("self.parse", "symbol", ["def parse(self):"], True),
+    ("Strategy.initialize", "symbol", ["func (s *Strategy) initialize(repo string) {"], True),
+    ("Strategy.initialize", "symbol", ["type Strategy struct{}", "func initialize() {}"], False),
+    ("/var/folders/wl/.../T/e2e-1", "path", ["cd /var/folders/wl/x1y2/T/e2e-1 && ls"], True),
+    ("/var/folders/wl/.../T/e2e-2", "path", ["cd /var/folders/wl/x1y2/T/e2e-1 && ls"], False),
+    (".../refs/heads/entire", "path", ["open .git/refs/heads/entire: is a directory"], True),
+    (".../refs/heads/main", "path", ["open .git/refs/heads/entire: is a directory"], False),
+    ("/Users/alex/.claude/x.json", "path", ["wrote REDACTED.claude/x.json"], True),
+    ("C:\\Users\\me\\out.txt", "path", ["c:/users/me/out.txt"], True),
+    ("~/.config/app.toml", "path", ["/home/me/.config/app.toml"], True),
 ]
 
 
-@pytest.mark.parametrize(("summary_item", "sources", "found"), LOOKUPS)
-def test_source_index_contains(summary_item: str, sources: list[str], found: bool) -> None:
-    identifier = _one(summary_item)
-    assert SourceIndex(sources).contains(identifier) is found
+@pytest.mark.parametrize(("summary_item", "kind", "sources", "found"), LOOKUPS)
+def test_source_index_contains(
+    summary_item: str, kind: str, sources: list[str], found: bool
+) -> None:
+    assert SourceIndex(sources).contains(summary_item, kind) is found
 
 
 def test_source_index_does_not_join_across_sources() -> None:
     index = SourceIndex(["the file src/ctx", "keep/a.py"])
-    assert not index.contains(_one("src/ctxkeep/a.py"))
+    assert not index.contains("src/ctxkeep/a.py", "path")
 
 
 def test_empty_sources_contain_nothing() -> None:
-    assert not SourceIndex([]).contains(_one("v1.2.3"))
+    assert not SourceIndex([]).contains("v1.2.3", "version")
 
 
 def test_cjk_char_ranges_match_the_cjk_class() -> None:

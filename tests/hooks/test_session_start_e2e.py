@@ -219,10 +219,21 @@ def test_a_second_call_for_the_same_compaction_prints_nothing(tmp_path: Path) ->
 
 
 def test_codex_cautions_about_an_invented_item(tmp_path: Path) -> None:
-    """The summary names a file and a port no source holds (and no hook ran: high
+    """The summary names a file and a port no source holds (no hook ran, and the first
+    compaction's summary is readable here, so nothing hidden could hold them: high
     confidence): the restore ends with a caution naming them."""
     home = make_home(tmp_path)
     lines = lines_of(CODEX_EXAMPLE, CODEX_AFTER_COMPACTION_2)
+    # Compaction 1 as an older Codex writes it: a readable summary, no encrypted item
+    # (an encrypted one could hold anything, and every item would be low confidence).
+    first = json.loads(lines[48])
+    first["payload"]["message"] = (
+        "Retries in client/retry.go: exponential backoff, base 200ms, 4 attempts."
+    )
+    first["payload"]["replacement_history"] = [
+        item for item in first["payload"]["replacement_history"] if item["type"] != "compaction"
+    ]
+    lines[48] = json.dumps(first) + "\n"
     compacted = json.loads(lines[73])
     compacted["payload"]["message"] += (
         "\nThe retry settings now live in client/retry_policy.go; the mock server listens "

@@ -17,6 +17,9 @@ A log is a list of steps; seqs are numbered from 1 in order:
 - ``["line", text]``: a raw line (for unreadable lines).
 
 Wherever a text is expected, ``{"repeat": text, "times": n}`` stands for ``text * n``.
+
+:func:`write_claude_code_log` writes the same shorthand as a Claude Code log, in the
+harness's own record shapes (a case with ``"format": "claude-code"``).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["build_records", "write_log"]
+__all__ = ["build_claude_code_records", "build_records", "write_claude_code_log", "write_log"]
 
 Step = list[Any]
 
@@ -125,4 +128,101 @@ def _ranges(seqs: list[int]) -> list[list[int]]:
 def write_log(path: Path, steps: list[Step], *, header: dict[str, Any] | None = None) -> Path:
     """Write the log for ``steps`` at ``path`` and return ``path``."""
     path.write_text("\n".join(build_records(steps, header=header)) + "\n", encoding="utf-8")
+    return path
+
+
+# --------------------------------------------------------------------------- Claude Code
+
+_CC_SESSION = "5e55a10e-0000-4000-8000-00000000c0de"
+
+
+def build_claude_code_records(steps: list[Step], *, mid_session: bool = False) -> list[str]:
+    """The lines of a Claude Code session log (the harness's own record shapes, as in the
+    real logs of benchmarks/real-logs/) for the same shorthand as :func:`build_records`,
+    restricted to ``user``, ``assistant``, ``call``, ``result`` and ``compact`` (keys
+    ``summary``, ``trigger``), plus ``["hook", event]`` (a ``hook_progress`` record, whose
+    output Claude Code does not record).
+
+    ``mid_session``: the first record's ``parentUuid`` names a record that is not in the
+    file, as in a log that begins mid-session.
+    """
+    lines: list[str] = []
+    parent: str | None = "0000-before-line-1" if mid_session else None
+    counter = 0
+
+    def emit(kind: str, **fields: Any) -> None:
+        nonlocal parent, counter
+        counter += 1
+        uuid = f"u-{counter:04d}"
+        record = {
+            "parentUuid": parent,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": "/home/dev/app",
+            "sessionId": _CC_SESSION,
+            "version": "2.1.39",
+            "type": kind,
+            "uuid": uuid,
+            "timestamp": f"2026-11-20T10:{counter // 60:02d}:{counter % 60:02d}.000Z",
+            **fields,
+        }
+        lines.append(json.dumps(record, ensure_ascii=False))
+        parent = uuid
+
+    for step in steps:
+        kind = step[0]
+        if kind == "user":
+            emit("user", message={"role": "user", "content": _text(step[1])})
+        elif kind == "assistant":
+            content = [{"type": "text", "text": _text(step[1])}]
+            emit("assistant", message=_assistant_message(counter, content))
+        elif kind == "call":
+            use = {"type": "tool_use", "id": step[1], "name": step[2], "input": step[3]}
+            emit("assistant", message=_assistant_message(counter, [use]))
+        elif kind == "result":
+            block = {"type": "tool_result", "tool_use_id": step[1], "content": _text(step[2])}
+            emit("user", message={"role": "user", "content": [block]})
+        elif kind == "hook":
+            emit("progress", data={"type": "hook_progress", "hookEvent": step[1]})
+        elif kind == "compact":
+            spec: dict[str, Any] = step[1]
+            logical = parent
+            parent = None
+            metadata = {"trigger": spec.get("trigger", "auto"), "preTokens": 150_000}
+            emit(
+                "system",
+                subtype="compact_boundary",
+                content="Conversation compacted",
+                logicalParentUuid=logical,
+                compactMetadata=metadata,
+            )
+            summary = (
+                "This session is being continued from a previous conversation that ran "
+                "out of context. The conversation is summarized below:\n" + _text(spec["summary"])
+            )
+            emit(
+                "user",
+                isCompactSummary=True,
+                message={"role": "user", "content": summary},
+            )
+        else:
+            raise ValueError(f"unknown Claude Code step {kind!r}")
+    return lines
+
+
+def _assistant_message(counter: int, content: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "model": "claude-sonnet-4-5",
+        "id": f"msg_{counter:04d}",
+        "type": "message",
+        "role": "assistant",
+        "content": content,
+        "usage": {"input_tokens": 100, "cache_read_input_tokens": 900, "output_tokens": 50},
+    }
+
+
+def write_claude_code_log(path: Path, steps: list[Step], *, mid_session: bool = False) -> Path:
+    """Write the Claude Code log for ``steps`` at ``path`` and return ``path``."""
+    lines = build_claude_code_records(steps, mid_session=mid_session)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path

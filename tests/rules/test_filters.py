@@ -7,6 +7,8 @@ import pytest
 from ctxkeep.extract import Identifier, SourceIndex, extract_identifiers
 from ctxkeep.rules.summary_hallucination import (
     is_file_of_a_named_module,
+    is_harness_instruction_file,
+    is_harness_tool,
     is_summary_section_heading,
     is_transcript_pointer,
     module_name_of,
@@ -52,3 +54,27 @@ def test_module_names_of_python_files() -> None:
     summary = "See src/tinyparse/errors.py and src/tinyparse/lexer.py."
     assert is_file_of_a_named_module(_identifier(summary, "src/tinyparse/errors.py"), sources)
     assert not is_file_of_a_named_module(_identifier(summary, "src/tinyparse/lexer.py"), sources)
+
+
+@pytest.mark.parametrize(
+    ("summary", "item", "harness"),
+    [
+        ("Per the CLAUDE.md instructions, commits need a request.", "CLAUDE.md", True),
+        ("AGENTS.md says to run make check.", "AGENTS.md", True),
+        ("See docs/CLAUDE_NOTES.md for more.", "docs/CLAUDE_NOTES.md", False),
+        ("Edited README.md.", "README.md", False),
+    ],
+)
+def test_harness_instruction_files(summary: str, item: str, harness: bool) -> None:
+    assert is_harness_instruction_file(_identifier(summary, item), summary) is harness
+
+
+def test_harness_tools() -> None:
+    assert is_harness_tool("WebSearch")
+    assert is_harness_tool("apply_patch")
+    assert not is_harness_tool("FetchDocs")
+
+
+def test_redacted_transcript_pointer_is_the_pointer() -> None:
+    summary = "read the full transcript at: /Users/alex/.REDACTED.jsonl\nPlease continue"
+    assert is_transcript_pointer(_identifier(summary, "/Users/alex/.REDACTED.jsonl"), summary)

@@ -1,6 +1,7 @@
 """Data-driven rule tests: one JSON file of cases per rule in ``cases/``.
 
-Each case is a small ctxkeep event log (shorthand: tests/rules/build.py), the exact
+Each case is a small ctxkeep event log (shorthand: tests/rules/build.py; with ``"format":
+"claude-code"`` the same shorthand written as a real Claude Code log), the exact
 findings its rule must report (rule, level, compaction, items), the items that must not
 be flagged, and optionally the session's constraint and compaction counts. The rule runs
 alone (``select``), so a case states everything that rule says about the log.
@@ -15,7 +16,7 @@ from typing import Any
 import pytest
 
 from ctxkeep import audit
-from tests.rules.build import write_log
+from tests.rules.build import write_claude_code_log, write_log
 
 CASES_DIR = Path(__file__).parent / "cases"
 
@@ -37,7 +38,12 @@ def test_every_rule_has_cases() -> None:
 
 @pytest.mark.parametrize(("rule_id", "case"), _cases())
 def test_rule_case(rule_id: str, case: dict[str, Any], tmp_path: Path) -> None:
-    log = write_log(tmp_path / "session.jsonl", case["log"])
+    if case.get("format") == "claude-code":
+        log = write_claude_code_log(
+            tmp_path / "session.jsonl", case["log"], mid_session=case.get("mid_session", False)
+        )
+    else:
+        log = write_log(tmp_path / "session.jsonl", case["log"])
     result = audit(log, select=[rule_id])
     assert len(result.sessions) == 1, result.problems
     session = result.sessions[0]

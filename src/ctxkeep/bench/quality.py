@@ -221,7 +221,7 @@ def judge(
 ) -> RunMetrics:
     """Every metric of one compacted output, by ctxkeep's own extractors and auditor."""
     from ctxkeep.engine import audit_session
-    from ctxkeep.extract import Identifier, SourceIndex, Survival, constraint_survives
+    from ctxkeep.extract import SourceIndex, Survival, constraint_survives
     from ctxkeep.rules import select_rules
     from ctxkeep.verify.validity import sequence_problems
 
@@ -235,9 +235,7 @@ def judge(
         else:
             kept += constraint_survives(constraint, context) is not Survival.LOST
     index = SourceIndex([message_text(m) for m in compacted])
-    ids_kept = sum(
-        index.contains(Identifier(i.text, i.kind, 0, len(i.text))) for i in session.identifiers
-    )
+    ids_kept = sum(index.contains(i.text, i.kind) for i in session.identifiers)
     audited = audit_session(
         _events_session(session, compacted), select_rules(["CK002", "CK003"], [])
     )

@@ -20,14 +20,19 @@ from ctxkeep.extract._text import CJK_CLASS, has_cjk, words_of
 
 __all__ = [
     "CONSTRAINT_FILTERS",
+    "IDENTIFIER_CONTEXT_FILTERS",
     "IDENTIFIER_FILTERS",
     "IMPERATIVE_ONLY",
     "PROCESS_VERBS",
+    "REFERENCE_FILTERS",
     "TEXT_FILTERS",
     "ConstraintFilter",
+    "IdentifierContextFilter",
     "IdentifierFilter",
+    "ReferenceFilter",
     "is_agent_plan",
     "is_assembly_mnemonic_list",
+    "is_bare_number_sign",
     "is_bie_inside_word",
     "is_bude_idiom",
     "is_c_keyword_chain",
@@ -48,14 +53,18 @@ __all__ = [
     "is_omission_request",
     "is_one_shot_request",
     "is_out_of_port_range",
+    "is_path_cut_mid_segment",
     "is_phatic_idiom",
     "is_plain_dotted_words",
+    "is_position_not_reference",
     "is_prose_parenthesis",
     "is_quantity_only",
     "is_question",
     "is_quoted_output_line",
+    "is_quoted_speech",
     "is_register_or_suffix_list",
     "is_repeat_request",
+    "is_slash_alternatives_in_prose",
     "is_subordinate_clause",
     "is_unrestrictive_zhi",
     "is_words_joined_by_slashes",
@@ -249,6 +258,150 @@ def is_prose_parenthesis(candidate: str) -> bool:
     name = candidate.split("(", 1)[0]
     code_shaped = "_" in name or "." in name or _CAMEL_INNER.search(name) is not None
     return not (candidate.endswith("()") or code_shaped)
+
+
+# ----------------------------------------------------------- identifiers, in context
+
+IdentifierContextFilter = Callable[[str, str, int], bool]
+
+_ISSUE_CONTEXT = re.compile(
+    r"\b(?:issues?|PRs?|pull|pulls|merge|MRs?|tickets?|bugs?|github|gitlab|jira|fix(?:es|ed)?"
+    r"|clos(?:e|es|ed)|resolv(?:e|es|ed)|ref(?:s)?|see)\b|问题|工单|合并请求",
+    re.IGNORECASE,
+)
+
+
+def _line_around(text: str, start: int) -> str:
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    return text[line_start : len(text) if line_end < 0 else line_end]
+
+
+def is_bare_number_sign(candidate: str, text: str, start: int) -> bool:
+    """``step #3`` / ``the #1 cause`` / ``第#2项``: a number sign with no issue in sight.
+
+    A bare ``#N`` is an issue or pull request only when the words before it in its clause
+    say so (issue, PR, pull, merge, ticket, bug, fixes, closes, see, GitHub, ...);
+    otherwise it is an ordinal, a fragment of a list, not an item to look up.
+    """
+    if not candidate.startswith("#"):
+        return False
+    line = _line_around(text, start)
+    at = start - (text.rfind("\n", 0, start) + 1)
+    clause_start = max(line.rfind(b, 0, at) for b in (". ", "; ", ", ", "\u3002", "\uff1b"))
+    before = line[max(clause_start + 1, at - 40) : at]
+    return _ISSUE_CONTEXT.search(before) is None
+
+
+_CODE_MARKS = "`'\"*"
+_LOCATION_WORDS = words_of(
+    "in at under into to from inside within file files folder folders directory directories "
+    "dir dirs path paths see open opened edit edited read wrote write create created move "
+    "moved copy copied delete deleted run ran cd ls mkdir touch rm mv cp"
+)
+_PLAIN_WORD = re.compile(r"[a-z]+")
+
+
+def is_slash_alternatives_in_prose(candidate: str, text: str, start: int) -> bool:
+    """``fix failing tests/build`` / ``the lint/test step``: two plain words joined by a
+    slash in running prose, an alternative, not a folder.
+
+    Claude Code summary (entireio/cli, benchmarks/real-logs): "User first requested to fix
+    failing tests/build". Only two lower-case alphabetic segments, with no code markup
+    around them and no word before them that introduces a location (in, to, under, file,
+    folder, edit, cd, ...): ``edit src/cli`` and `` `tests/build` `` stay paths.
+    """
+    segments = candidate.split("/")
+    if len(segments) != 2 or not all(_PLAIN_WORD.fullmatch(s) for s in segments):
+        return False
+    end = start + len(candidate)
+    if (start > 0 and text[start - 1] in _CODE_MARKS) or (
+        end < len(text) and text[end] in _CODE_MARKS
+    ):
+        return False
+    before = re.findall(r"[A-Za-z]+", text[max(0, start - 30) : start])
+    return not (before and before[-1].lower() in _LOCATION_WORDS)
+
+
+_ELLIPSES = ("...", "\u2026")
+
+
+def is_path_cut_mid_segment(candidate: str, text: str, start: int) -> bool:
+    """``cmd/entire/cli/integration_tes…`` / ``…ntegration_test/resume.go``: a path whose
+    first or last segment an ellipsis cuts, copied from truncated tool output; a
+    fragment, not an item to look up.
+
+    Claude Code truncates long tool output with "…" (the real logs in benchmarks/ show
+    ``integration_tes…`` in a test run). An ellipsis that stands for whole segments
+    (``/var/folders/wl/.../T/x``, ``.../refs/heads/entire``) cuts nothing: that path is
+    an item, found by its pieces.
+    """
+    end = start + len(candidate)
+    cut_end = text.startswith(_ELLIPSES, end) and not candidate.endswith("/")
+    cut_start = (start > 0 and text[start - 1] == "\u2026") or (
+        candidate.startswith("...") and candidate[3:4] not in ("/", "")
+    )
+    return cut_end or cut_start
+
+
+IDENTIFIER_CONTEXT_FILTERS: dict[str, tuple[IdentifierContextFilter, ...]] = {
+    "issue": (is_bare_number_sign,),
+    "path": (is_slash_alternatives_in_prose, is_path_cut_mid_segment),
+}
+
+
+# --------------------------------------------------------------------------- references
+
+ReferenceFilter = Callable[[str, int, int], bool]
+
+# Quotes a summary puts around someone's words; backticks are code, not speech.
+_SPEECH_QUOTES = (('"', '"'), ("\u201c", "\u201d"), ("\u300c", "\u300d"))
+
+
+def is_quoted_speech(text: str, start: int, end: int) -> bool:
+    """``- "okay, let's do the split as you've detailed above first"``: the phrase stands
+    inside a quotation of someone's message, which points back in that conversation.
+
+    Claude Code summary (entireio/cli, benchmarks/real-logs): the "All user messages"
+    section quotes every user message verbatim; "as you've detailed above" is the user's
+    phrase, quoted, not the summary pointing back.
+    """
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line = text[line_start : len(text) if line_end < 0 else line_end]
+    at, stop = start - line_start, end - line_start
+    for opening, closing in _SPEECH_QUOTES:
+        position = 0
+        while (left := line.find(opening, position)) >= 0:
+            right = line.find(closing, left + 1)
+            if right < 0:
+                break
+            if left < at and stop <= right:
+                return True
+            position = right + 1
+    return False
+
+
+_OBJECT_AFTER = re.compile(
+    r"\s*(?:[`'\"*\d]|(?:the|a|an|this|that|these|those|it|its|any|each)\b|[A-Z])"
+)
+
+
+def is_position_not_reference(text: str, start: int, end: int) -> bool:
+    """``*Alias field must be listed before `Content json.RawMessage` ``: "before" (or
+    "prior", "above") with an object after it places one thing before another; it points
+    back at nothing.
+
+    Claude Code summary (entireio/cli, benchmarks/real-logs): a lint error "embedded field
+    ordering: `*Alias` field must be listed before `Content json.RawMessage`".
+    """
+    phrase = text[start:end].lower()
+    if not phrase.endswith(("before", "prior", "above")):
+        return False
+    return _OBJECT_AFTER.match(text, end) is not None
+
+
+REFERENCE_FILTERS: tuple[ReferenceFilter, ...] = (is_quoted_speech, is_position_not_reference)
 
 
 # Keyed by identifier kind, or by pattern name where one kind has several patterns

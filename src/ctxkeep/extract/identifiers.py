@@ -1,21 +1,23 @@
 """Hard identifiers (paths, versions, ports, env vars, URLs, hashes, issues, code symbols).
 
-:func:`extract_identifiers` runs on summaries (small); :class:`SourceIndex` answers "does
-this identifier appear in the sources?" for the much larger source text. The split is the
-speed design: one compiled alternation finds candidates in the summary, named filters
-(:mod:`ctxkeep.extract.filters`) drop false positives, and the source side is a joined
-string searched with ``str.find`` (C speed, no regex over the sources).
+:func:`extract_identifiers` runs on summaries (small); :class:`SourceIndex`
+(:mod:`ctxkeep.extract.identity`) answers "does this identifier appear in the sources?"
+for the much larger source text. The split is the speed design: one compiled alternation
+finds candidates in the summary, named filters (:mod:`ctxkeep.extract.filters`) drop
+false positives, and the source side is a joined string searched with ``str.find`` (C
+speed, no regex over the sources).
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ctxkeep.extract._text import is_cjk_char, words_of
-from ctxkeep.extract.filters import IDENTIFIER_FILTERS
+from ctxkeep.extract.filters import IDENTIFIER_CONTEXT_FILTERS, IDENTIFIER_FILTERS
+from ctxkeep.extract.identity import SourceIndex
 
 __all__ = [
     "Identifier",
@@ -67,12 +69,19 @@ _SLASH, _COLON, _DOT, _UNDERSCORE, _ENV, _TICK, _PAREN, _DIGIT = (1 << i for i i
 _ALTERNATIVES: tuple[tuple[int, str], ...] = (
     # URL: scheme://... up to whitespace, quotes, brackets or CJK punctuation
     (_COLON, r"(?P<url>\b(?:https?|ftp|wss?|file|ssh|git)://[^\s<>\"'`\[\]{}，。、；！？（）]+)"),
+    # a function with its arity (Elixir, Erlang): parse_header/2, Map.fetch/2, lists:map/2,
+    # valid?/1; before paths, which would take "parse_header/2" for a folder and a file
+    (
+        _SLASH,
+        r"(?P<arity>(?<![\w./:-])(?:[A-Z]\w*\.)*(?:[a-z]\w*:)?[a-z_]\w*[?!]?/\d{1,2}"
+        r"(?![\w/.-]))",
+    ),
     # Windows path C:\dir\file
     (_COLON, r"(?P<winpath>\b[A-Za-z]:\\[^\s\"'<>|*?]+)"),
     # slash path: /abs, ~/x, ./x, ../x, rel/ative; optional :line[:col]
     (
         _SLASH,
-        rf"(?P<path>(?<![\w.@+~/:-])(?:(?:~|\.{{1,2}}|{_SEG})?(?:/{_SEG})+/?(?::\d+(?::\d+)?)?"
+        rf"(?P<path>(?<![\w.@+~/:-])(?:(?:~|\.{{1,2}}|{_SEG})?(?:/{_SEG})+/?(?::\d+(?:[:-]\d+)?)?"
         # or one folder with its trailing slash: "tests/"
         rf"|\w{_SEG[:-1]}*/(?=[\s,;:)]|$)))",
     ),
@@ -80,7 +89,7 @@ _ALTERNATIVES: tuple[tuple[int, str], ...] = (
     (
         _DOT,
         rf"(?P<file>(?<![\w./-])[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.(?:{_EXT})"
-        r"(?::\d+(?::\d+)?)?(?![\w-]))",
+        r"(?::\d+(?:[:-]\d+)?)?(?![\w-]))",
     ),
     # host:port (localhost, IPv4, host name); after paths: "file.py:12" is a line
     (
@@ -121,6 +130,8 @@ _ALTERNATIVES: tuple[tuple[int, str], ...] = (
     # code symbols: call(), dotted.name, snake_case, CONSTANT_NAME, `ticked`
     (_PAREN, r"(?P<call>\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\((?:\))?)"),
     (_DOT, r"(?P<dotted>\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b)"),
+    # Class::method (C++, Rust, PHP, Ruby constants), Class#method (Ruby, Java docs)
+    (_COLON | _DIGIT, r"(?P<scoped>\b[A-Za-z_]\w*(?:(?:::|#(?=[a-z_]))[A-Za-z_]\w*)+\b)"),
     (_UNDERSCORE, r"(?P<snake>\b_*[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b__\w+__\b)"),
     (_UNDERSCORE, r"(?P<constant>\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b)"),
     (_TICK, r"(?P<ticked>(?<=`)[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(\))?(?=`))"),
@@ -137,6 +148,8 @@ _GROUP_KIND = {
     "version": "version",
     "env": "env",
     "hash": "hash",
+    "arity": "symbol",
+    "scoped": "symbol",
     "call": "symbol",
     "dotted": "symbol",
     "snake": "symbol",
@@ -254,13 +267,21 @@ def _candidates(text: str) -> Iterator[IdentifierCandidate]:
         if start >= end:
             continue
         candidate = text[start:end]
-        dropped_by: str | None = None
         probe = _strip_line_suffix(candidate) if kind == "path" else candidate
-        for predicate in IDENTIFIER_FILTERS.get(group, IDENTIFIER_FILTERS.get(kind, ())):
-            if predicate(probe):
-                dropped_by = predicate.__name__
-                break
-        yield IdentifierCandidate(Identifier(candidate, kind, start, end), dropped_by)
+        yield IdentifierCandidate(
+            Identifier(candidate, kind, start, end), _dropped_by(probe, group, kind, text, start)
+        )
+
+
+def _dropped_by(probe: str, group: str, kind: str, text: str, start: int) -> str | None:
+    """The name of the first filter that drops the candidate, or None."""
+    for predicate in IDENTIFIER_FILTERS.get(group, IDENTIFIER_FILTERS.get(kind, ())):
+        if predicate(probe):
+            return predicate.__name__
+    for in_context in IDENTIFIER_CONTEXT_FILTERS.get(kind, ()):
+        if in_context(probe, text, start):
+            return in_context.__name__
+    return None
 
 
 def identifier_candidates(text: str) -> list[IdentifierCandidate]:
@@ -276,256 +297,8 @@ def extract_identifiers(text: str) -> list[Identifier]:
 
 # --------------------------------------------------------------------------- source lookup
 
-_LINE_SUFFIX = re.compile(r":\d+(?::\d+)?$")
-_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-# Stop scanning a needle's occurrences after this many misses: it is clearly in the text,
-# and a bounded loop keeps a pathological source from costing quadratic time.
-_MAX_OCCURRENCES = 2_000
+_LINE_SUFFIX = re.compile(r":\d+(?:[:-]\d+)?$")
 
 
 def _strip_line_suffix(path: str) -> str:
     return _LINE_SUFFIX.sub("", path)
-
-
-@dataclass(frozen=True, slots=True)
-class _Form:
-    """One spelling to look for: the needle, whether case is ignored, and which edges of
-    the occurrence must not touch a word character."""
-
-    needle: str
-    ignore_case: bool = False
-    left_edge: bool = True
-    right_edge: bool = True
-
-
-def _occurs(haystack: str, form: _Form, start: int = 0) -> bool:
-    needle = form.needle
-    if not needle:
-        return False
-    check_left = form.left_edge and needle[0] in _WORD_CHARS
-    check_right = form.right_edge and needle[-1] in _WORD_CHARS
-    index = haystack.find(needle, start)
-    seen = 0
-    while index >= 0:
-        end = index + len(needle)
-        if (not check_left or index == 0 or haystack[index - 1] not in _WORD_CHARS) and (
-            not check_right or end == len(haystack) or haystack[end] not in _WORD_CHARS
-        ):
-            return True
-        seen += 1
-        if seen >= _MAX_OCCURRENCES:
-            return True
-        index = haystack.find(needle, index + 1)
-    return False
-
-
-def _path_forms(text: str) -> Iterator[_Form]:
-    path = _strip_line_suffix(text)
-    windows = "\\" in path
-    if windows:
-        path = path.replace("\\", "/")
-    for prefix in ("./", "~/"):
-        if path.startswith(prefix):
-            path = path[len(prefix) :]
-    path = path.rstrip("/") or path
-    yield _Form(path, ignore_case=windows)
-    if windows:
-        yield _Form(text.replace("/", "\\"), ignore_case=True)
-    # an absolute path in the summary, a shorter relative one in the tool output: accept
-    # any tail of at least two segments ("/work/main/src/a.py" -> "src/a.py")
-    segments = [s for s in path.split("/") if s]
-    for size in range(len(segments) - 1, 1, -1):
-        yield _Form("/".join(segments[-size:]), ignore_case=windows)
-
-
-def _lookup_forms(identifier: Identifier) -> Iterator[_Form]:
-    text = identifier.text
-    kind = identifier.kind
-    yield _Form(text)  # as it stands, whatever its kind
-    if kind == "path":
-        yield from _path_forms(text)
-    elif kind == "url":
-        url = text.rstrip("/").lower()
-        yield _Form(url, ignore_case=True)
-        bare = url.split("://", 1)[-1]
-        yield _Form(bare, ignore_case=True)
-        if bare.startswith("www."):
-            yield _Form(bare[4:], ignore_case=True)
-    elif kind == "version":
-        core = text.lstrip("vV")
-        yield _Form(core, ignore_case=True)
-    elif kind == "port":
-        number = re.sub(r"\D*(\d+)\D*$", r"\1", text.rsplit(":", 1)[-1].rsplit(" ", 1)[-1])
-        yield _Form(text.lower(), ignore_case=True)
-        yield _Form(number)
-    elif kind == "env":
-        yield _Form(text.strip("${}%"))
-    elif kind == "hash":
-        # a short hash in the summary is a prefix of the full one in the sources
-        yield _Form(text.lower(), ignore_case=True, right_edge=False)
-    elif kind == "issue":
-        number = re.sub(r"\D", "", text)
-        for shape in ("#{}", "pr {}", "pr #{}", "pr-{}", "pull/{}", "issues/{}", "issue {}",
-                      "issue #{}", "pull request {}", "pull request #{}", "gh-{}", "!{}",
-                      "merge_requests/{}", "mr {}"):  # fmt: skip
-            yield _Form(shape.format(number), ignore_case=True)
-    else:
-        yield _Form(text.split("(", 1)[0])
-
-
-def _implies(longer: _Form, shorter: _Form) -> bool:
-    """Whether every occurrence of ``longer`` holds an occurrence of ``shorter``.
-
-    ``shorter`` sits inside ``longer`` (in ``shorter``'s case mode) where its own edge
-    checks are met by ``longer``'s characters, or by ``longer``'s edge checks where the
-    two share an end. Only ASCII needles are compared, where lower-casing keeps offsets.
-    """
-    if longer == shorter or not (longer.needle.isascii() and shorter.needle.isascii()):
-        return False
-    if longer.ignore_case and not shorter.ignore_case:
-        return False
-    outer, inner = longer.needle, shorter.needle
-    if shorter.ignore_case:
-        outer, inner = outer.lower(), inner.lower()
-    if not inner:
-        return False
-    check_left = shorter.left_edge and inner[0] in _WORD_CHARS
-    check_right = shorter.right_edge and inner[-1] in _WORD_CHARS
-    offset = outer.find(inner)
-    while offset >= 0:
-        end = offset + len(inner)
-        left_ok = not check_left or (
-            outer[offset - 1] not in _WORD_CHARS if offset > 0 else longer.left_edge
-        )
-        right_ok = not check_right or (
-            outer[end] not in _WORD_CHARS if end < len(outer) else longer.right_edge
-        )
-        if left_ok and right_ok:
-            return True
-        offset = outer.find(inner, offset + 1)
-    return False
-
-
-def _minimal_forms(forms: list[_Form]) -> list[_Form]:
-    """``forms`` without those another one implies (:func:`_implies`), first kept.
-
-    Any spelling found settles the lookup, so a spelling that cannot occur without a
-    shorter one occurring is only a second scan of the sources: ``parse()`` beside
-    ``parse``, ``src/a.py:12`` beside ``src/a.py``, every longer tail of a path beside its
-    two-segment tail. An absent ``parse()`` costs a scan to the end of the sources even
-    where ``parse`` is found at once (26k-event log: see benchmarks/audit_speed.py).
-    """
-    unique = list(dict.fromkeys(forms))
-    return [
-        form
-        for i, form in enumerate(unique)
-        if not any(
-            _implies(form, other) and not (_implies(other, form) and j > i)
-            for j, other in enumerate(unique)
-            if j != i
-        )
-    ]
-
-
-def _lookup_core(identifier: Identifier) -> tuple[str, bool]:
-    """A substring that every spelling from :func:`_lookup_forms` contains (and whether
-    to compare it lower-cased): the last path segment, an issue or port number, the
-    longest part of a symbol, ...; empty when there is none."""
-    text = identifier.text
-    kind = identifier.kind
-    if kind == "path":
-        path = _strip_line_suffix(text).replace("\\", "/").rstrip("/")
-        windows = "\\" in text
-        base = path.rsplit("/", 1)[-1]
-        return (base.lower() if windows else base), windows
-    if kind in ("url", "hash"):
-        return text.lower().rstrip("/").split("://", 1)[-1].removeprefix("www."), True
-    if kind == "version":
-        return text.lstrip("vV").lower(), True
-    if kind in ("port", "issue"):
-        digits = re.findall(r"\d+", text)
-        return (digits[-1] if digits else ""), False
-    if kind == "env":
-        return text.strip("${}%"), False
-    parts = text.split("(", 1)[0].split(".")
-    return max(parts, key=len), False
-
-
-class _Haystack:
-    """Texts joined once, and their lower-case copy made when first asked for."""
-
-    __slots__ = ("_lower", "text")
-
-    def __init__(self, texts: list[str]) -> None:
-        # NUL never occurs in text and stops a match from spanning two sources
-        self.text = "\x00".join(texts)
-        self._lower: str | None = None
-
-    def of(self, ignore_case: bool) -> str:
-        if not ignore_case:
-            return self.text
-        if self._lower is None:
-            self._lower = self.text.lower()
-        return self._lower
-
-
-class SourceIndex:
-    """The sources of one summary, joined once, searched with ``str.find``.
-
-    Built from the texts a summary was written from (its shadowed events, tool results
-    included, plus the previous summary). :meth:`contains` normalises per kind: a path
-    given relative in the summary and absolute in a tool result (or the reverse), a
-    trailing ``:line``, ``./`` or ``~/``; URL case, scheme and ``www.``; a ``v`` before a
-    version; ``$``/``${}`` around an env var; a short hash against the full one; the many
-    spellings of an issue number; the ``()`` after a call. A dotted symbol is also found
-    when each of its parts is (``Parser.parse`` from ``class Parser`` and ``def parse``).
-
-    ``texts`` are searched first, then ``bulk`` (the answer is the same in any order; a
-    lookup ends sooner when the likely texts come first). ``bulk`` is joined in two:
-    its ASCII texts apart from the others, as one Chinese sentence would otherwise
-    widen megabytes of ASCII tool output to two bytes a character, which makes joining
-    twice and lower-casing ten times as slow (26k-event benchmark log: lower-casing the
-    sources 184 ms -> see benchmarks/audit_speed.py).
-    """
-
-    __slots__ = ("_haystacks",)
-
-    def __init__(self, texts: Iterable[str], bulk: Iterable[str] = ()) -> None:
-        narrow: list[str] = []
-        wide: list[str] = []
-        for text in bulk:
-            (narrow if text.isascii() else wide).append(text)
-        groups = (list(texts), narrow, wide)
-        self._haystacks = tuple(_Haystack(group) for group in groups if group)
-
-    def contains(self, identifier: Identifier) -> bool:
-        """Whether ``identifier`` appears in the sources (see the class docstring)."""
-        core, ignore_case = _lookup_core(identifier)
-        forms: list[_Form] | None = None
-        for haystack in self._haystacks:
-            first = haystack.of(ignore_case).find(core) if core else 0
-            if first < 0:
-                # every spelling contains the core: one scan settles an absent identifier
-                continue
-            if forms is None:
-                forms = _minimal_forms(list(_lookup_forms(identifier)))
-            for form in forms:
-                needle = form.needle.lower() if form.ignore_case else form.needle
-                # No spelling can start before the core's first occurrence less its own
-                # length: the scan resumes there instead of rereading megabytes of sources.
-                start = max(0, first - len(needle)) if form.ignore_case == ignore_case else 0
-                if _occurs(
-                    haystack.of(form.ignore_case),
-                    _Form(needle, False, form.left_edge, form.right_edge),
-                    start,
-                ):
-                    return True
-        if identifier.kind == "symbol":
-            parts = identifier.text.split("(", 1)[0].split(".")
-            if len(parts) >= 2:
-                return all(
-                    any(_occurs(h.text, _Form(part)) for h in self._haystacks)
-                    for part in parts
-                    if part
-                )
-        return False

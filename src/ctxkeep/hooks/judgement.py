@@ -83,14 +83,10 @@ def newest_compaction(session: Session) -> Compaction | None:
 
 
 def _unsupported(view: CompactionView) -> tuple[UnsupportedItem, ...]:
-    # Today CK002 judges confidence per session: low when unrecorded hook output could
-    # hold the item (see SummaryHallucination). Per-item confidence replaces this here.
-    if view.session.hooks_unrecorded:
-        confidence = "low"
-        why = "the session ran hooks whose output the harness did not record"
-    else:
-        confidence, why = "high", ""
-    return tuple(UnsupportedItem(i.text, i.kind, confidence, why) for i in invented_items(view))
+    """CK002's items with their own confidence and why (docs/judgement-items.md)."""
+    return tuple(
+        UnsupportedItem(i.text, i.kind, i.confidence.value, i.why) for i in invented_items(view)
+    )
 
 
 def judge_compaction(session: Session, compaction: Compaction) -> CompactionVerdict:

@@ -156,7 +156,10 @@ class Session:
 
     ``hooks_unrecorded`` is True when the log shows hooks ran whose output the harness did
     not record (Claude Code ``hook_progress``): an item that looks invented may come from
-    there. ``context_window`` is the model's window when the log states it.
+    there. ``history_incomplete`` is True when the log does not begin where the session
+    began (Claude Code: the first record's ``parentUuid`` is not in the file): what the
+    first summary in it was written from is partly before line 1. ``context_window`` is
+    the model's window when the log states it.
     """
 
     path: str
@@ -168,6 +171,7 @@ class Session:
     context_window: int | None = None
     hooks_unrecorded: bool = False
     session_id: str | None = None
+    history_incomplete: bool = False
 
     @cached_property
     def by_seq(self) -> Mapping[int, Event]:

@@ -51,8 +51,19 @@ class PeakContextDict(TypedDict):
     percent: float | None
 
 
+class ItemDetailDict(TypedDict):
+    """One item of a finding: its kind (CK002: ``path``, ``symbol``, ``count``, ``line``,
+    ``quote``, ...), how sure the audit is, and why."""
+
+    item: str
+    kind: str
+    confidence: Literal["high", "low"]
+    why: str
+
+
 class FindingDict(TypedDict):
-    """One finding; ``items`` holds the exact text lost, invented or referenced."""
+    """One finding; ``items`` holds the exact text lost, invented or referenced;
+    ``items_detail`` (CK002) the same items with their kind, confidence and reason."""
 
     rule_id: str
     rule: str
@@ -62,6 +73,7 @@ class FindingDict(TypedDict):
     seqs: list[int]
     lines: list[int]
     items: list[str]
+    items_detail: list[ItemDetailDict]
     confidence: Literal["high", "low"]
     fingerprint: str
 
@@ -148,12 +160,15 @@ class ConstraintDict(TypedDict):
 
 
 class InventedDict(TypedDict):
-    """An item of the summary found in no source it was written from."""
+    """An item or claim of the summary that no source it was written from bears out, how
+    sure the audit is (``high``/``low``) and why."""
 
     text: str
     kind: str
     summary_line: int
     found_in: str | None
+    confidence: str
+    why: str
 
 
 class DiffReport(TypedDict):

@@ -14,7 +14,13 @@ from ctxkeep.findings import Finding, Severity
 if TYPE_CHECKING:
     from ctxkeep.engine import AuditResult, CompactionCounts, PeakContext, SessionAudit
 
-__all__ = ["counts_to_dict", "finding_to_dict", "result_to_dict", "session_to_dict"]
+__all__ = [
+    "counts_to_dict",
+    "finding_to_dict",
+    "items_detail",
+    "result_to_dict",
+    "session_to_dict",
+]
 
 
 def counts_to_dict(counts: CompactionCounts) -> dict[str, int]:
@@ -24,6 +30,14 @@ def counts_to_dict(counts: CompactionCounts) -> dict[str, int]:
         "failed": counts.failed,
         "noop": counts.noop,
     }
+
+
+def items_detail(finding: Finding) -> list[dict[str, str]]:
+    """``[{item, kind, confidence, why}]`` of a finding (empty for rules that give none)."""
+    return [
+        {"item": d.item, "kind": d.kind, "confidence": d.confidence.value, "why": d.why}
+        for d in finding.items_detail
+    ]
 
 
 def finding_to_dict(finding: Finding) -> dict[str, Any]:
@@ -36,6 +50,7 @@ def finding_to_dict(finding: Finding) -> dict[str, Any]:
         "seqs": list(finding.seqs),
         "lines": list(finding.lines),
         "items": list(finding.items),
+        "items_detail": items_detail(finding),
         "confidence": finding.confidence.value,
         "fingerprint": finding.fingerprint,
     }

@@ -57,7 +57,14 @@ def diff_to_dict(d: CompactionDiff) -> dict[str, Any]:
             for r in d.constraints
         ],
         "invented": [
-            {"text": i.text, "kind": i.kind, "summary_line": i.summary_line, "found_in": None}
+            {
+                "text": i.text,
+                "kind": i.kind,
+                "summary_line": i.summary_line,
+                "found_in": None,
+                "confidence": i.confidence.value,
+                "why": i.why,
+            }
             for i in d.invented
         ],
         "ghost_references": list(d.ghost_references),
@@ -122,7 +129,7 @@ def render_diff_text(d: CompactionDiff) -> str:
     for i in d.invented:
         lines.append(
             f"  {i.text}  [{i.kind}] summary line {i.summary_line}; "
-            "first appears in the sources: nowhere"
+            f"{i.confidence.value} confidence: {i.why}"
         )
     lines.append("")
     lines.append(f"ghost references ({len(d.ghost_references)}):")

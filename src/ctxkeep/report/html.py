@@ -255,12 +255,23 @@ def _counts_items(c: CompactionCounts, kept: int, total: int) -> str:
     return f'<ul class="ck-counts">{lis}</ul>'
 
 
+def _item(f: Finding, n: int) -> str:
+    """One item of a finding, with its kind, confidence and why when the rule gives them."""
+    if n >= len(f.items_detail):
+        return f"<li>{_e(f.items[n])}</li>"
+    d = f.items_detail[n]
+    return (
+        f"<li data-confidence='{d.confidence.value}'>{_e(d.item)} <span class='ck-muted'>"
+        f"({_e(d.kind)}, {d.confidence.value}: {_e(d.why)})</span></li>"
+    )
+
+
 def _findings(findings: Iterable[Finding]) -> str:
     rows = []
     for f in findings:
         where = "" if f.compaction is None else str(f.compaction)
         lines = ", ".join(map(str, f.lines[:8])) + (", \u2026" if len(f.lines) > 8 else "")
-        items = "".join(f"<li>{_e(i)}</li>" for i in f.items[:50])
+        items = "".join(_item(f, n) for n in range(min(len(f.items), 50)))
         if len(f.items) > 50:
             items += f"<li class='ck-muted'>\u2026 and {len(f.items) - 50} more</li>"
         low = f.confidence.value == "low"

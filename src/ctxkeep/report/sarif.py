@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 from ctxkeep._version import __version__
 from ctxkeep.findings import FINGERPRINT_SCHEME, Finding, Severity
+from ctxkeep.report.data import items_detail
 
 if TYPE_CHECKING:
     from ctxkeep.engine import AuditResult
@@ -55,6 +56,7 @@ def _result(finding: Finding, rule_index: dict[str, int]) -> dict[str, Any]:
             "compaction": finding.compaction,
             "confidence": finding.confidence.value,
             "items": list(finding.items),
+            "items_detail": items_detail(finding),
             "lines": list(finding.lines),
             "seqs": list(finding.seqs),
         },

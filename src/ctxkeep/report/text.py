@@ -51,7 +51,13 @@ def _finding(f: Finding) -> list[str]:
     if f.confidence is Confidence.LOW:
         head += " (low confidence)"
     out = [head, f"        {f.message}"]
-    out.extend(f"        - {item}" for item in f.items[:_MAX_ITEMS])
+    if f.items_detail:
+        out.extend(
+            f"        - {d.item}  ({d.kind}, {d.confidence.value}: {d.why})"
+            for d in f.items_detail[:_MAX_ITEMS]
+        )
+    else:
+        out.extend(f"        - {item}" for item in f.items[:_MAX_ITEMS])
     if len(f.items) > _MAX_ITEMS:
         out.append(f"        ... and {len(f.items) - _MAX_ITEMS} more")
     return out

@@ -11,7 +11,14 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import ClassVar
 
-from ctxkeep.findings import Confidence, Finding, Severity, fingerprint_of, session_identity
+from ctxkeep.findings import (
+    Confidence,
+    Finding,
+    ItemDetail,
+    Severity,
+    fingerprint_of,
+    session_identity,
+)
 from ctxkeep.log.model import Event
 from ctxkeep.rules.context import RuleContext
 
@@ -70,6 +77,7 @@ class Rule:
         lines: Iterable[int] = (),
         items: Iterable[str] = (),
         confidence: Confidence = Confidence.HIGH,
+        items_detail: Iterable[ItemDetail] = (),
     ) -> Finding:
         """A finding of this rule; ``events`` adds their seqs and (non-zero) lines."""
         event_list = list(events)
@@ -93,4 +101,5 @@ class Rule:
                 compaction,
                 item_tuple,
             ),
+            items_detail=tuple(items_detail),
         )

@@ -39,6 +39,9 @@ __all__ = [
 ]
 
 
+_MARKERS = frozenset({EventKind.COMPACTION_START, EventKind.COMPACTION_END, EventKind.PRUNE})
+
+
 def is_user_instruction(event: Event) -> bool:
     """A message the user typed, as opposed to context the harness injected.
 
@@ -205,9 +208,13 @@ class CompactionView:
                 yield self.compaction.previous_summary
             if self.compaction.instructions:
                 yield self.compaction.instructions
-        for events in (self.shadowed, self.visible, self.preserved):
+        for events in (self.shadowed, self.visible, self.preserved, self.cleared):
             for event in events:
                 if (event.kind is EventKind.TOOL_RESULT) is not results:
+                    continue
+                if event.kind in _MARKERS:
+                    # an earlier compaction's summary: only the previous one is a source
+                    # (above), the ones before it were replaced by it
                     continue
                 yield event.text
                 if event.tool_name:
@@ -238,6 +245,59 @@ class CompactionView:
         memory an audit needs.
         """
         return SourceIndex(self._source_tier(results=False), bulk=self._source_tier(results=True))
+
+    # ------------------------------------------------------- what the log cannot show
+
+    @property
+    def history_before_file(self) -> bool:
+        """The summary may draw on history before the log's first line: the log begins
+        mid-session (:attr:`Session.history_incomplete`) and no earlier summary in it
+        carries what came before."""
+        return self.session.history_incomplete and not self.compaction.previous_summary
+
+    @property
+    def previous_opaque(self) -> bool:
+        """The compaction before this one produced a summary nobody can read (Codex's
+        encrypted compaction): what it carried into this summary's sources is hidden."""
+        earlier = [
+            c
+            for c in self.session.compactions
+            if c.index < self.compaction.index and c.status is CompactionStatus.SUMMARISED
+        ]
+        return bool(earlier) and earlier[-1].opaque
+
+    @cached_property
+    def unanswered_calls(self) -> tuple[Event, ...]:
+        """Tool calls the summary replaced whose result the log never records before the
+        compaction: whatever they returned, if anything, may be in the summary."""
+        start = self.compaction.start_seq
+        answered = {
+            e.call_id
+            for events in (self.shadowed, self.visible, self.preserved, self.cleared)
+            for e in events
+            if e.kind is EventKind.TOOL_RESULT and e.seq < start
+        }
+        return tuple(
+            e
+            for e in self.shadowed
+            if e.kind is EventKind.TOOL_CALL and e.call_id and e.call_id not in answered
+        )
+
+    @cached_property
+    def cleared(self) -> tuple[Event, ...]:
+        """Tool results a micro-compaction cleared before this compaction, in its window:
+        the model read them before they were cleared, so they ground what the summary
+        names, though they were no longer on screen when it was written."""
+        shadowed = set(self.compaction.shadowed_seqs)
+        first = min(shadowed, default=self.compaction.start_seq)
+        seqs = {
+            seq
+            for prune in self.session.prunes
+            if prune.seq < self.compaction.start_seq
+            for seq in prune.pruned_seqs
+            if seq >= first and seq not in shadowed
+        }
+        return tuple(self.session.events_at(seqs))
 
     def own_texts(self, compact_arguments: frozenset[str] = frozenset()) -> Iterator[UserText]:
         """The user text this compaction replaced, and its ``/compact`` arguments.

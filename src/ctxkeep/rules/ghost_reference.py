@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ctxkeep.extract import find_references
+from ctxkeep.extract import unresolved_references
 from ctxkeep.findings import Finding, Severity
 from ctxkeep.rules.base import Rule
 from ctxkeep.rules.context import RuleContext
@@ -18,7 +18,18 @@ class GhostReference(Rule):
     After a compaction the summary opens the context: everything "above" it is what it
     replaced. A summary that says "as mentioned above", "as discussed earlier", "see
     above", "如上所述", "前面提到" or "上文" sends the agent to look for something that is
-    gone; it either guesses or re-asks. Each such phrase in a summary is reported.
+    gone; it either guesses or re-asks.
+
+    Only a phrase that the summary leaves unresolved is reported. When the phrase
+    qualifies a noun ("the error detailed above", "the files listed before",
+    "前面提到的接口"), that noun or an item of its kind (a path for "files", a quoted error
+    for "error") must stand earlier in the summary for the phrase to be resolved;
+    otherwise at least half of the words of its sentence must (see
+    :func:`~ctxkeep.extract.references.resolved_in_summary`). Not references at all
+    (named filters): a phrase inside a quotation of someone's message
+    (:func:`~ctxkeep.extract.filters.is_quoted_speech`: Claude Code's "All user messages"
+    section quotes "as you've detailed above") and "before" with an object ("must be
+    listed before `Content`", :func:`~ctxkeep.extract.filters.is_position_not_reference`).
 
     Example: "Use the retry settings as discussed earlier" in a summary that never
     states the retry settings.
@@ -27,14 +38,14 @@ class GhostReference(Rule):
     id = "CK006"
     name = "ghost-reference"
     level = Severity.WARN
-    summary = "the summary says 'as mentioned above' but what it refers to was replaced"
+    summary = "the summary says 'as mentioned above' and does not itself state what it means"
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for view in ctx.views():
             summary = view.summary
             if summary is None:
                 continue
-            references = dict.fromkeys(r.text for r in find_references(summary))
+            references = dict.fromkeys(r.text for r in unresolved_references(summary))
             if not references:
                 continue
             c = view.compaction

@@ -140,6 +140,7 @@ class SessionBuilder:
     context_window: int | None = None
     hooks_unrecorded: bool = False
     session_id: str | None = None
+    history_incomplete: bool = False
     _next_seq: int = 1
 
     def add(
@@ -193,6 +194,7 @@ class SessionBuilder:
             context_window=self.context_window,
             hooks_unrecorded=self.hooks_unrecorded,
             session_id=self.session_id,
+            history_incomplete=self.history_incomplete,
         )
 
 

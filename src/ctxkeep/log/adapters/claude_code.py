@@ -36,6 +36,8 @@ What becomes what:
   ``<command-args>`` is real user input and becomes its own user message.
 - ``queue-operation`` enqueues are real user input (typed while the agent was busy).
 - ``progress`` of ``data.type`` ``hook_progress`` sets ``Session.hooks_unrecorded``.
+- A first record whose ``parentUuid`` names a record (which cannot be in the file, as
+  parents come first) sets ``Session.history_incomplete``: the file begins mid-session.
 - Legacy ``summary`` records are session titles; other record types are skipped.
 """
 
@@ -293,6 +295,8 @@ class _ClaudeCodeAdapter:
                 if uuid in parents:
                     continue  # re-appended copy of a record already read
                 parent = rec.parentUuid
+                if not parents and isinstance(parent, str):
+                    b.history_incomplete = True  # the first record's parent is not here
                 parents[uuid] = parent if isinstance(parent, str) else None
             else:
                 uuid = None

@@ -135,7 +135,7 @@
       var marks = [];
       d.invented.forEach(function (item) {
         allIndexes(d.summary, item.text).forEach(function (at) {
-          marks.push([at, at + item.text.length, "ck-invented", "invented " + item.kind + ": in no source this summary was written from"]);
+          marks.push([at, at + item.text.length, "ck-invented", item.kind + ", " + item.confidence + " confidence: " + item.why]);
         });
       });
       summary.appendChild(marked(d.summary, marks));
@@ -148,7 +148,7 @@
         var li = el("li", "ck-invented-item");
         li.appendChild(el("span", "ck-badge ck-invented", "invented"));
         li.appendChild(el("code", null, item.text));
-        li.appendChild(el("span", "ck-muted", "  " + item.kind + ", line " + item.summary_line + " of the summary"));
+        li.appendChild(el("span", "ck-muted", "  " + item.kind + ", line " + item.summary_line + " of the summary; " + item.confidence + " confidence: " + item.why));
         inv.appendChild(li);
       });
       right.appendChild(inv);
