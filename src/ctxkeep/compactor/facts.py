@@ -77,6 +77,8 @@ _MARKERS: tuple[tuple[str, float, tuple[str, ...]], ...] = (
 )  # fmt: skip
 _ROLE_WEIGHT = {"user": 1.25, "assistant": 1.0, "system": 1.0}
 _TOOL_WEIGHT = 0.6
+_STAND_INS = 8
+"""The most pieces without a feature a summary shows, when nothing more specific went."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +104,8 @@ class Fact:
     bytes: int
     key: str
     frame: str
+    start: int
+    """Where it starts in its source text."""
 
 
 def _number_weight(text: str, match: re.Match[str]) -> tuple[float, bool]:
@@ -119,7 +123,7 @@ def _number_weight(text: str, match: re.Match[str]) -> tuple[float, bool]:
     lowered = word.lower()
     if lowered in _UNITS_EN or (len(word) == 1 and word in _UNITS_ZH):
         return 2.0, False
-    return (0.5 if len(digits) >= 2 else 0.25), False
+    return (0.25 if len(digits) >= 2 else 0.1), False
 
 
 def _features(text: str, lowered: str) -> list[tuple[int, float]]:
@@ -213,28 +217,62 @@ def facts_of(source: FactSource, position: float) -> list[Fact]:
                 continue
             size = utf8_size(piece)
             relevance = 0.5 + source.value
-            rank = specificity * role_weight * relevance + 0.25 * position + 0.01 * source.value
+            rank = specificity * role_weight * relevance * (1 + 0.1 * position)
             out.append(
-                Fact(piece, source.index, source.role, specificity, rank, size, key,
-                     re.sub(r"\d+", "#", key))
-            )  # fmt: skip
+                Fact(
+                    piece,
+                    source.index,
+                    source.role,
+                    specificity,
+                    rank,
+                    size,
+                    key,
+                    _frame(key),
+                    start,
+                )
+            )
     return out
 
 
+_LEADS = ("actually ", "also ", "and ", "but ", "so ", "oh ", "well ", "update ", "sorry ",
+          "correction ", "now ", "其实", "另外", "现在", "更正")  # fmt: skip
+
+
+def _frame(key: str) -> str:
+    """A fact's words with its numbers masked and its leading connectives gone: two facts
+    of one frame are one fact whose value changed."""
+    frame = re.sub(r"\d+", "#", key)
+    stripped = True
+    while stripped:
+        stripped = False
+        for lead in _LEADS:
+            if frame.startswith(lead):
+                frame = frame[len(lead) :]
+                stripped = True
+    return frame
+
+
 def select_facts(facts: Sequence[Fact]) -> list[Fact]:
-    """The facts worth packing, best first: newer duplicates and newer values win."""
-    newest_of_frame: dict[str, int] = {}
+    """The facts worth packing, best first: newer duplicates and newer values win.
+
+    Pieces of specificity 1 or more come first, by rank per byte. Only when there is no
+    such fact, a few pieces said in words (not tool output) stand in: by value, newer
+    first (a summary that says nothing of what went is worse than a weak one).
+    """
+    newest_of_frame: dict[str, tuple[int, int]] = {}
     for fact in facts:
         if "#" in fact.frame:
-            newest_of_frame[fact.frame] = max(newest_of_frame.get(fact.frame, -1), fact.source)
+            place = (fact.source, fact.start)
+            newest_of_frame[fact.frame] = max(newest_of_frame.get(fact.frame, place), place)
     by_key: dict[str, Fact] = {}
     for fact in facts:
-        if "#" in fact.frame and fact.source < newest_of_frame[fact.frame]:
-            continue  # an older value of a fact said again with other numbers
+        if "#" in fact.frame and (fact.source, fact.start) < newest_of_frame[fact.frame]:
+            continue  # the same words with other numbers later: the value changed
         held = by_key.get(fact.key)
         if held is None or fact.source > held.source:
             by_key[fact.key] = fact
-    ranked = sorted(
-        by_key.values(), key=lambda f: (f.rank / (f.bytes + 16), f.source), reverse=True
-    )
-    return ranked
+    proper = [f for f in by_key.values() if f.specificity >= 1.0]
+    if proper:
+        return sorted(proper, key=lambda f: (f.rank / (f.bytes + 16), f.source), reverse=True)
+    said = [f for f in by_key.values() if f.role in _ROLE_WEIGHT]
+    return sorted(said, key=lambda f: (f.rank, f.source), reverse=True)[:_STAND_INS]

@@ -235,20 +235,31 @@ _STEPS: tuple[tuple[str, str], ...] = (
 
 
 def _give_way(state: _State, forced: list[Forced], room: Room) -> list[Forced]:
-    """Downgrade protected units, step by step and oldest first, until they fit ``room``;
-    returns the units released to the candidates (those only the scorer's doubt kept)."""
+    """Downgrade protected units, step by step and oldest first, until they fit ``room``,
+    then give back, newest change first, what still fits (dropping a whole unit may free
+    more than was needed); returns the units released to the candidates (those only the
+    scorer's doubt kept)."""
     released: list[Forced] = []
+    changes: list[tuple[Forced, dict[int, str]]] = []
     for kind, to in _STEPS:
         for unit in sorted(forced, key=lambda u: u.members[0]):
             if _within(state.cost(forced), room):
-                return released
+                break
             if kind not in ("any", _kind(unit)):
                 continue
             if to == "release":
                 released.append(unit)
                 forced.remove(unit)
-            else:
-                state.downgrade(unit, to)
+                continue
+            before = {i: state.form[i] for i in unit.members}
+            state.downgrade(unit, to)
+            if before != {i: state.form[i] for i in unit.members}:
+                changes.append((unit, before))
+    for unit, before in reversed(changes):
+        after = {i: state.form[i] for i in unit.members}
+        state.form.update(before)
+        if not _within(state.cost(forced), room):
+            state.form.update(after)
     return released
 
 

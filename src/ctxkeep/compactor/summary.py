@@ -81,9 +81,9 @@ def _header(request: SummaryRequest, room: int) -> str:
         f"[ctxkeep] {n} earlier message{'s' if n != 1 else ''} ({request.dropped_bytes} bytes) "
         "were compacted away; what they established, by message number:"
     )
-    if utf8_size(long) * 3 <= room:
+    if utf8_size(long) * 4 <= room:
         return long
-    return f"[ctxkeep] {n} message{'s' if n != 1 else ''} compacted; facts by message number:"
+    return f"[ctxkeep] {n} message{'s' if n != 1 else ''} compacted; by message number:"
 
 
 def _instructions(sources: Sequence[FactSource]) -> list[str]:
@@ -137,7 +137,7 @@ class _Packer:
     def add_instruction(self, text: str) -> None:
         cost = 1 + utf8_size(f"- {text}")
         if not self.instructions:
-            cost += 1 + utf8_size("Standing instructions (verbatim):")
+            cost += 1 + utf8_size("Instructions (verbatim):")
         if self.size + cost <= self.cap:
             self.instructions.append(text)
             self.size += cost
@@ -166,7 +166,7 @@ class _Packer:
         chosen = self.facts if facts is None else facts
         lines = [header]
         if self.instructions:
-            lines.append("Standing instructions (verbatim):")
+            lines.append("Instructions (verbatim):")
             lines.extend(f"- {text}" for text in self.instructions)
         if chosen:
             lines.append("Facts:")
