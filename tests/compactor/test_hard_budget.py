@@ -34,10 +34,13 @@ def tokens(messages: Sequence[Any]) -> int:
 def tool_log(lines: int) -> str:
     body = [f"step {i}: checked entry {i * 7} of the index" for i in range(lines)]
     body[lines // 2] = "ERROR: config key 'timeout' is not an integer"
-    return "\n".join(
-        [*body, "Traceback (most recent call last):", '  File "src/app/config.py", line 88, in load',
-         "    value = int(raw)", "ValueError: invalid literal for int() with base 10: '5s'"]
-    )  # fmt: skip
+    trace = [
+        "Traceback (most recent call last):",
+        '  File "src/app/config.py", line 88, in load',
+        "    value = int(raw)",
+        "ValueError: invalid literal for int() with base 10: '5s'",
+    ]
+    return "\n".join([*body, *trace])
 
 
 def session() -> list[dict[str, Any]]:
@@ -78,7 +81,8 @@ def test_a_long_tool_output_keeps_head_tail_and_the_lines_that_matter() -> None:
     assert text.endswith("ValueError: invalid literal for int() with base 10: '5s'")
     assert tool["tool_call_id"] == "c1"  # identity kept
     decision = result.decisions[4]
-    assert decision.kept and decision.spans
+    assert decision.kept
+    assert decision.spans
     original = message_text(messages[4])
     for start, end in decision.spans:  # kept text is verbatim
         assert original[start:end] in text
@@ -176,8 +180,9 @@ def _long(turn_list: list[Turn]) -> list[Turn]:
     out: list[Turn] = []
     for kind, payload in turn_list:
         if kind == "tools":
-            payload = [(args, "\n".join([result] * 30)) for args, result in payload]
-        out.append((kind, payload))
+            out.append((kind, [(args, "\n".join([result] * 30)) for args, result in payload]))
+        else:
+            out.append((kind, payload))
     return out
 
 
