@@ -58,7 +58,7 @@ def session() -> list[dict[str, Any]]:
                     "function": {"name": "run", "arguments": json.dumps({"cmd": "pytest -q"})},
                 }
             ],
-        },  # fmt: skip
+        },
         {"role": "tool", "tool_call_id": "c1", "content": tool_log(400)},
         {"role": "assistant", "content": "The loader reads '5s' as an int. " * 6},
         {"role": "user", "content": "Go on, and keep the error message."},
