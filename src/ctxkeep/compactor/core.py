@@ -47,6 +47,7 @@ from ctxkeep.compactor.result import CompactionResult, CompactionStats, Decision
 from ctxkeep.compactor.score import Scoring, resolve_scorer, score, scorer_name
 from ctxkeep.compactor.segment import Segments, Unit, group_units, read_segments
 from ctxkeep.compactor.summary import (
+    SCAN_BYTES,
     SummaryRequest,
     conversation_dialect,
     extractive_summary,
@@ -309,18 +310,21 @@ def _hard(run: _Run, classified: Classified, run_id: str) -> CompactionResult:
 
 def _summary_sources(run: _Run, plan: Plan) -> tuple[FactSource, ...]:
     """The dropped texts and the elided parts of shortened messages, in reading order:
-    what the user said first, then by the scorer's value, newer first."""
+    what the user said first, then by the scorer's value, newer first. Every user text is
+    listed (instructions are read from all of them); the others up to what the summary
+    reads (``SCAN_BYTES``)."""
     scores = run.scoring.scores
     segments = run.segments
-    sources = [
-        FactSource(i, segments.roles[i], segments.texts[i], _value(scores, i)) for i in plan.dropped
-    ]
-    sources.extend(
-        FactSource(i, segments.roles[i], text, _value(scores, i))
-        for i, text in plan.elided.items()
-        if text
-    )
-    sources.sort(key=lambda s: (s.role != "user", -s.value, -s.index))
+    texts = {i: segments.texts[i] for i in plan.dropped}
+    texts.update((i, text) for i, text in plan.elided.items() if text)
+    order = sorted(texts, key=lambda i: (segments.roles[i] != "user", -_value(scores, i), -i))
+    sources: list[FactSource] = []
+    read = 0
+    for i in order:
+        if read >= SCAN_BYTES and segments.roles[i] != "user":
+            break
+        read += len(texts[i])
+        sources.append(FactSource(i, segments.roles[i], texts[i], _value(scores, i)))
     return tuple(sources)
 
 
@@ -442,19 +446,12 @@ def _decisions(run: _Run, plan: Plan) -> tuple[Decision, ...]:
         found = scores.get(i)
         decisions.append(
             Decision(
-                index=i,
-                hash=segments.hashes[i],
-                role=segments.roles[i],
-                bytes=segments.sizes[i],
-                tokens=segments.tokens[i],
-                score=None if found is None else found.value,
-                confidence=None if found is None else found.confidence,
-                kept=plan.kept[i],
-                reason=plan.reasons[i],
-                unit=unit_of[i],
-                spans=plan.spans.get(i),
+                i, segments.hashes[i], segments.roles[i], segments.sizes[i],
+                segments.tokens[i], None if found is None else found.value,
+                None if found is None else found.confidence, plan.kept[i], plan.reasons[i],
+                unit_of[i], plan.spans.get(i),
             )
-        )
+        )  # fmt: skip
     return tuple(decisions)
 
 

@@ -23,12 +23,12 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ctxkeep.compactor.text import utf8_size
 from ctxkeep.extract._text import clause_starts, sentence_spans, squash, words_of
 
-__all__ = ["Fact", "FactSource", "facts_of", "select_facts"]
+__all__ = ["Fact", "FactSource", "collect_facts", "select_facts"]
 
 MAX_FACT_BYTES = 280
 """A fact longer than this is cut to its featured clauses, or skipped."""
@@ -198,39 +198,41 @@ def _capped(weights: Sequence[float]) -> float:
     return sum(sorted(weights, reverse=True)[:5])
 
 
-def facts_of(source: FactSource, position: float) -> list[Fact]:
-    """Every candidate fact of ``source`` (``position``: 0 oldest .. 1 newest)."""
-    text = source.text
-    features = sorted(_features(text, text.lower()))
+def collect_facts(sources: Sequence[FactSource], total: int) -> list[Fact]:
+    """Every candidate fact of ``sources`` (``total``: messages in the conversation, for
+    each source's place in time). The texts are read as one: each feature scan runs once
+    over all of them (a newline between two texts ends a sentence)."""
+    if not sources:
+        return []
+    joined = "\n".join(source.text for source in sources)
+    starts: list[int] = []
+    at = 0
+    for source in sources:
+        starts.append(at)
+        at += len(source.text) + 1
+    features = sorted(_features(joined, joined.lower()))
     offsets = [at for at, _ in features]
     weights = [w for _, w in features]
-    role_weight = _ROLE_WEIGHT.get(source.role or "", _TOOL_WEIGHT)
+    last = max(1, total - 1)
     out: list[Fact] = []
-    for s_start, s_end in sentence_spans(text):
-        for p_start, p_end, specificity in _pieces(text, s_start, s_end, offsets, weights):
-            start, end = _trim_words(text, p_start, p_end)
-            piece = text[start:end].strip()
+    for s_start, s_end in sentence_spans(joined):
+        k = bisect.bisect_right(starts, s_start) - 1
+        source = sources[k]
+        role_weight = _ROLE_WEIGHT.get(source.role or "", _TOOL_WEIGHT)
+        relevance = (0.5 + source.value) * (1 + 0.1 * source.index / last)
+        for p_start, p_end, specificity in _pieces(joined, s_start, s_end, offsets, weights):
+            start, end = _trim_words(joined, p_start, p_end)
+            piece = joined[start:end].strip()
             if len(piece) < 4:
                 continue
-            key = squash(piece)
-            if not key:
-                continue
-            size = utf8_size(piece)
-            relevance = 0.5 + source.value
-            rank = specificity * role_weight * relevance * (1 + 0.1 * position)
+            key = squash(piece) if specificity >= 1.0 else ""
             out.append(
                 Fact(
-                    piece,
-                    source.index,
-                    source.role,
-                    specificity,
-                    rank,
-                    size,
-                    key,
-                    _frame(key),
-                    start,
+                    piece, source.index, source.role, specificity,
+                    specificity * role_weight * relevance, utf8_size(piece), key, _frame(key),
+                    start - starts[k],
                 )
-            )
+            )  # fmt: skip
     return out
 
 
@@ -252,13 +254,14 @@ def _frame(key: str) -> str:
     return frame
 
 
-def select_facts(facts: Sequence[Fact]) -> list[Fact]:
+def select_facts(candidates: Sequence[Fact]) -> list[Fact]:
     """The facts worth packing, best first: newer duplicates and newer values win.
 
     Pieces of specificity 1 or more come first, by rank per byte. Only when there is no
     such fact, a few pieces said in words (not tool output) stand in: by value, newer
     first (a summary that says nothing of what went is worse than a weak one).
     """
+    facts = [f for f in candidates if f.key]
     newest_of_frame: dict[str, tuple[int, int]] = {}
     for fact in facts:
         if "#" in fact.frame:
@@ -274,5 +277,13 @@ def select_facts(facts: Sequence[Fact]) -> list[Fact]:
     proper = [f for f in by_key.values() if f.specificity >= 1.0]
     if proper:
         return sorted(proper, key=lambda f: (f.rank / (f.bytes + 16), f.source), reverse=True)
-    said = [f for f in by_key.values() if f.role in _ROLE_WEIGHT]
-    return sorted(said, key=lambda f: (f.rank, f.source), reverse=True)[:_STAND_INS]
+    said = [f for f in candidates if f.role in _ROLE_WEIGHT]
+    said.sort(key=lambda f: (f.rank, f.source), reverse=True)
+    stand_ins: dict[str, Fact] = {}
+    for fact in said:
+        key = squash(fact.text)
+        if key and key not in stand_ins:
+            stand_ins[key] = replace(fact, key=key, frame=_frame(key))
+        if len(stand_ins) == _STAND_INS:
+            break
+    return list(stand_ins.values())

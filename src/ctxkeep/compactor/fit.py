@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ctxkeep.compactor.segment import Segments, Unit
 from ctxkeep.scorers import Score
@@ -46,9 +46,11 @@ class Budget:
         return over_b, over_t
 
 
-@dataclass(frozen=True, slots=True)
-class Choice:
-    """A unit that may be dropped: its value (the best of its members'), last member."""
+class Choice(NamedTuple):
+    """A unit that may be dropped: its value (the best of its members'), last member.
+
+    A named tuple: one is built per message of long sessions.
+    """
 
     value: float
     last: int
@@ -57,9 +59,9 @@ class Choice:
     tokens: int
 
 
-@dataclass(frozen=True, slots=True)
-class Forced:
-    """A unit kept whatever its value, with the reason of each member."""
+class Forced(NamedTuple):
+    """A unit kept whatever its value, with the reason of each member (a named tuple, as
+    :class:`Choice`)."""
 
     members: tuple[int, ...]
     reasons: tuple[str, ...]
@@ -119,7 +121,7 @@ class Selection:
         return (self.over_bytes, self.over_tokens) != (0, 0)
 
 
-def _unit_reasons(members: Sequence[int], own: Sequence[str], pending: bool) -> tuple[str, ...]:
+def _unit_reasons(members: Sequence[int], own: Sequence[str]) -> tuple[str, ...]:
     """Each member's reason in a forced unit: its own, else ``paired:`` the unit's."""
     unit_own = next((own[i] for i in members if own[i]), "")
     if not unit_own:
@@ -138,34 +140,47 @@ def classify(
     """Sort every unit into forced, choices and orphans (see the module docstring)."""
     sizes, tokens = segments.sizes, segments.tokens
     out = Classified()
-    in_unit = [False] * len(segments)
-    groups: list[tuple[tuple[int, ...], bool, bool]] = []
-    for unit in units:
-        for i in unit.members:
-            in_unit[i] = True
-        groups.append((unit.members, unit.broken, unit.pending))
-    for i, inside in enumerate(in_unit):
-        if not inside:
-            groups.append(((i,), False, False))
-    groups.sort(key=lambda g: g[0][0])
-    for members, broken, pending in groups:
-        if broken and not pending:
-            out.orphans.extend(members)
-            continue
-        size_b = sum(sizes[i] for i in members)
-        size_t = sum(tokens[i] for i in members)
-        if pending or any(own[i] for i in members):
-            reasons = _unit_reasons(members, own, pending)
-            out.forced.append(Forced(members, reasons, size_b, size_t))
-            continue
-        member_scores = [scores[i] for i in members]
-        if min(s.confidence for s in member_scores) < min_confidence:
-            out.forced.append(Forced(members, ("unsure",) * len(members), size_b, size_t))
-            continue
-        value = max(s.value for s in member_scores)
-        out.choices.append(Choice(value, members[-1], members, size_b, size_t))
+    unit_at = {unit.members[0]: unit for unit in units}
+    in_unit = {i for unit in units for i in unit.members}
+    for i in range(len(segments)):
+        unit = unit_at.get(i)
+        if unit is not None:
+            _classify_unit(unit, own, scores, min_confidence, segments, out)
+        elif i in in_unit:
+            continue  # a later member of a unit met at its first
+        elif own[i]:
+            out.forced.append(Forced((i,), (own[i],), sizes[i], tokens[i]))
+        elif scores[i].confidence < min_confidence:
+            out.forced.append(Forced((i,), ("unsure",), sizes[i], tokens[i]))
+        else:
+            out.choices.append(Choice(scores[i].value, i, (i,), sizes[i], tokens[i]))
     out.choices.sort(key=lambda c: (c.value, c.last), reverse=True)
     return out
+
+
+def _classify_unit(
+    unit: Unit,
+    own: Sequence[str],
+    scores: Mapping[int, Score],
+    min_confidence: float,
+    segments: Segments,
+    out: Classified,
+) -> None:
+    members = unit.members
+    if unit.broken and not unit.pending:
+        out.orphans.extend(members)
+        return
+    size_b = sum(segments.sizes[i] for i in members)
+    size_t = sum(segments.tokens[i] for i in members)
+    if unit.pending or any(own[i] for i in members):
+        out.forced.append(Forced(members, _unit_reasons(members, own), size_b, size_t))
+        return
+    member_scores = [scores[i] for i in members]
+    if min(s.confidence for s in member_scores) < min_confidence:
+        out.forced.append(Forced(members, ("unsure",) * len(members), size_b, size_t))
+        return
+    value = max(s.value for s in member_scores)
+    out.choices.append(Choice(value, members[-1], members, size_b, size_t))
 
 
 def fit_soft(n: int, classified: Classified, budget: Budget, summary_bytes: int) -> Selection:

@@ -24,10 +24,10 @@ a ``user`` message unless ``summary_role`` is ``user`` or ``assistant``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from ctxkeep.compactor.facts import Fact, FactSource, facts_of, select_facts
+from ctxkeep.compactor.facts import Fact, FactSource, collect_facts, select_facts
 from ctxkeep.compactor.pins import may_hold_constraints
 from ctxkeep.compactor.text import cut_utf8, utf8_size
 from ctxkeep.extract import extract_constraints
@@ -47,8 +47,10 @@ __all__ = [
 
 SCAN_BYTES = 256 * 1024
 """The most dropped text read for facts (sources in the request's order): bounds the
-summary's cost on huge compactions. Instructions are read from every dropped user text."""
+summary's cost on huge compactions (less for a small summary: 64 times its cap, at least
+32 KB). Instructions are read from every dropped user text."""
 _MIN_FACT_BYTES = 12
+_MIN_SCAN_BYTES = 32 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,23 +106,18 @@ def _instructions(sources: Sequence[FactSource]) -> list[str]:
 
 
 def _candidate_facts(request: SummaryRequest) -> list[Fact]:
-    facts: list[Fact] = []
+    """The facts of the sources, read in order up to the scan limit: ``SCAN_BYTES``, or
+    64 times the cap when that is less (a 1 KB summary has no use for 256 KB of text)."""
+    limit = min(SCAN_BYTES, max(_MIN_SCAN_BYTES, 64 * request.cap_bytes))
+    chosen: list[FactSource] = []
     scanned = 0
-    total = max(1, request.total - 1)
     for source in request.sources:
-        if scanned >= SCAN_BYTES:
+        if scanned >= limit:
             break
-        text = source.text
-        if len(text) > SCAN_BYTES - scanned:
-            text = text[: SCAN_BYTES - scanned]
+        text = source.text[: limit - scanned]
         scanned += len(text)
-        piece = (
-            source
-            if text is source.text
-            else FactSource(source.index, source.role, text, source.value)
-        )
-        facts.extend(facts_of(piece, source.index / total))
-    return facts
+        chosen.append(source if len(text) == len(source.text) else replace(source, text=text))
+    return collect_facts(chosen, request.total)
 
 
 class _Packer:
