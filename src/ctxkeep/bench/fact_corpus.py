@@ -33,7 +33,8 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable
+import string
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -190,7 +191,8 @@ _MONTHS = _words(
 )
 
 _ZH_SURNAME = _words(
-    "欧阳 司马 诸葛 上官 慕容 令狐 皇甫 尉迟 东方 南宫 夏侯 公孙 长孙 宇文 轩辕 端木"
+    "欧阳 司马 诸葛 上官 慕容 令狐 皇甫 尉迟 东方 南宫 夏侯 公孙 长孙 宇文 轩辕 端木 "
+    "独孤 百里 呼延 钟离 闻人 拓跋 澹台 太史"
 )
 _ZH_GIVEN = _words(
     "若溪 一鸣 晓雨 思远 雨桐 子墨 嘉怡 浩然 梦琪 振宇 书瑶 明哲 欣然 俊熙 语嫣 泽楷"
@@ -481,6 +483,227 @@ def _numbers(rng: random.Random) -> dict[str, str]:
 # --- the plants --------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class _Slot:
+    """One thing about the user's life, said in one sentence. Each slot is said once per
+    chat (a second value for the same thing would be a change, which ``_Change`` plants
+    on purpose). Every ``{field}`` of the template is a keyword; ``{v}`` is a number drawn
+    from ``number`` = (low, high, step, one decimal)."""
+
+    kind: str
+    template: str
+    number: tuple[int, int, int, bool] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Change:
+    """A fact stated, then changed some turns later (the same fields, new values)."""
+
+    kind: str
+    first: str
+    later: str
+    number: tuple[int, int, int, bool] | None = None
+    later_number: tuple[int, int, int, bool] | None = None
+
+
+def _slots(kind: str, *templates: str) -> tuple[_Slot, ...]:
+    return tuple(_Slot(kind, t) for t in templates)
+
+
+_EN_SLOTS: tuple[_Slot, ...] = (
+    *_slots(
+        "personal",
+        *(
+            f"By the way, my {who} {{name}} lives in {{city}} these days."
+            for who in (
+                "sister",
+                "brother",
+                "cousin",
+                "best friend",
+                "aunt",
+                "uncle",
+                "grandmother",
+                "niece",
+                "nephew",
+                "godfather",
+            )
+        ),
+        "For context, I work as a {job}.",
+        "My wife works as a {job}, so she knows the field.",
+        "My partner just started at a company called {firm}.",
+        "Our dog is called {pet}, in case I mention him.",
+        "I grew up in {city}, so I know the area a little.",
+        "My son {name} just started school this year.",
+    ),
+    _Slot(
+        "number",
+        "Our rent is {v} euros a month, which limits things a bit.",
+        (2050, 3900, 10, False),
+    ),
+    _Slot("number", "I weigh {v} kg at the moment.", (520, 980, 1, True)),
+    _Slot("number", "My commute is {v} km each way.", (114, 689, 1, True)),
+    _Slot("number", "I have been averaging {v} steps a day.", (4000, 19000, 50, False)),
+    _Slot("number", "We have put aside {v} dollars for the holidays.", (2000, 9800, 50, False)),
+    _Slot("number", "Our flat is {v} square metres, so space is tight.", (412, 987, 1, True)),
+    _Slot("number", "The car has done {v} km since we bought it.", (12000, 98000, 100, False)),
+    _Slot("number", "Our electricity bill came to {v} euros last month.", (804, 2399, 1, True)),
+    _Slot("number", "My son's school fees are {v} pounds a term.", (2000, 9800, 50, False)),
+    _Slot("number", "The quote for the new roof was {v} euros.", (4000, 19000, 50, False)),
+    _Slot("number", "Our car uses {v} litres per 100 km.", (48, 99, 1, True)),
+    *_slots(
+        "date",
+        "Also, my daughter's birthday is on {d}.",
+        "Also, my dentist appointment is on {d}.",
+        "Also, we fly out on {d}.",
+        "Also, my sister's wedding is on {d}.",
+        "Also, the lease on our flat ends on {d}.",
+        "My son's birthday is on {d}, he wants a party.",
+        "My passport expires on {d}, I should renew it.",
+        "Our wedding anniversary is on {d}.",
+        "My mother's birthday is on {d}.",
+        "My job interview is on {d}, wish me luck.",
+        "My driving test is booked for {d}.",
+    ),
+    *_slots(
+        "name",
+        "My doctor is Dr {surname}, and she is very strict about salt.",
+        "Our landlord, Mr {surname}, wants the garden kept tidy.",
+        "My running coach is called {surname}.",
+        "My manager, Ms {surname}, signs off on my holidays.",
+        "My daughter's piano teacher is Mrs {surname}.",
+        "Our accountant is a man called {surname}.",
+        "The vet we trust is Dr {surname}.",
+        "My son's teacher this year is Mr {surname}.",
+    ),
+    *(_Slot("preference", "I really can't eat {food}, it makes me ill.") for _ in range(8)),
+    *_slots(
+        "preference",
+        "My favourite writer is {author}, if that helps.",
+        "I always want an aisle seat on planes.",
+        "My favourite band is {band}, I have seen them live twice.",
+        "I take my coffee with oat milk, never with sugar.",
+    ),
+)
+_EN_CHANGES: tuple[_Change, ...] = (
+    _Change(
+        "personal",
+        "We live in {city}, so keep that in mind for anything local.",
+        "Quick update: we have moved from there to {city} now, the move went fine.",
+    ),
+    _Change(
+        "number",
+        "If you draft messages for me, my phone number is 555-{v}.",
+        "I got a new phone, the number is 555-{v} from today.",
+        (2000, 9999, 1, False),
+    ),
+    _Change(
+        "date",
+        "My knee surgery is scheduled for {d}.",
+        "The hospital moved my knee surgery, it is now on {d}.",
+    ),
+    _Change(
+        "number",
+        "For the renovation we can spend {v} pounds at most.",
+        "We sold the old car, so the renovation budget is {v} pounds instead.",
+        (2000, 4000, 50, False),
+        (4100, 7000, 50, False),
+    ),
+    _Change(
+        "name",
+        "My team lead is {surname}, she approves my expenses.",
+        "There was a reshuffle at work: my new team lead is {surname}.",
+    ),
+    _Change(
+        "number",
+        "The gym costs me {v} euros a month.",
+        "The gym raised its price, it is {v} euros a month now.",
+        (211, 399, 1, True),
+        (401, 599, 1, True),
+    ),
+)
+
+_ZH_SLOTS: tuple[_Slot, ...] = (
+    *_slots(
+        "personal",
+        *(
+            f"对了，我{who}{{name}}现在住在{{city}}。"
+            for who in ("妹妹", "哥哥", "表姐", "好朋友", "姑姑", "舅舅", "外婆", "侄子")
+        ),
+        "说一下背景，我是做{job}的。",
+        "我爱人是{job}，这方面她比较懂。",
+        "我家的狗叫{pet}，以后我提到它你就知道了。",
+        "我是在{city}长大的，那边比较熟。",
+    ),
+    _Slot("number", "我们每个月房租{v}元，所以预算有限。", (2300, 9800, 10, False)),
+    _Slot("number", "我现在体重{v}公斤。", (420, 980, 1, True)),
+    _Slot("number", "我单程通勤{v}公里。", (114, 689, 1, True)),
+    _Slot("number", "我最近平均每天走{v}步。", (4000, 19000, 50, False)),
+    _Slot("number", "我们家上个月电费{v}元。", (804, 2399, 1, True)),
+    _Slot("number", "我们的车已经开了{v}公里。", (12000, 98000, 100, False)),
+    _Slot("number", "儿子一学期的学费是{v}元。", (20000, 98000, 500, False)),
+    _Slot("number", "我们家的房子是{v}平方米。", (412, 987, 1, True)),
+    *_slots(
+        "date",
+        "另外，我女儿的生日是{d}。",
+        "另外，我的牙医预约在{d}。",
+        "另外，我们{d}出发。",
+        "另外，我姐姐的婚礼在{d}。",
+        "我们的租约{d}到期。",
+        "我儿子的生日是{d}，他想办个聚会。",
+        "我的护照{d}到期，得去续办。",
+        "我们的结婚纪念日是{d}。",
+        "我妈妈的生日是{d}。",
+        "我的面试安排在{d}。",
+    ),
+    *_slots(
+        "name",
+        "我的医生是{surname}大夫，她对盐控制得很严。",
+        "我们房东姓{surname}，他要求院子保持整洁。",
+        "我的跑步教练姓{surname}。",
+        "我的经理是{surname}经理，请假要她批。",
+        "女儿的钢琴老师是{surname}老师。",
+        "我们的会计姓{surname}。",
+    ),
+    *(_Slot("preference", "我实在吃不了{food}，一吃就难受。") for _ in range(6)),
+    *_slots(
+        "preference",
+        "我最喜欢的作家是{author}。",
+        "我喝咖啡只加燕麦奶，从来不加糖。",
+        "坐飞机我一定要靠过道的座位。",
+    ),
+)
+_ZH_CHANGES: tuple[_Change, ...] = (
+    _Change(
+        "personal",
+        "我们住在{city}，推荐本地的东西时请考虑这一点。",
+        "更新一下：我们已经从那边搬到{city}了，一切顺利。",
+    ),
+    _Change(
+        "number",
+        "帮我写消息的话，我的手机尾号是{v}。",
+        "我换了新手机，尾号改成{v}了。",
+        (2000, 9999, 1, False),
+    ),
+    _Change("date", "我的膝盖手术定在{d}。", "医院把我的膝盖手术改到了{d}。"),
+    _Change(
+        "number",
+        "装修预算最多{v}元。",
+        "旧车卖掉了，装修预算改成{v}元。",
+        (20000, 40000, 500, False),
+        (41000, 70000, 500, False),
+    ),
+)
+
+_EN_BANDS = ("Radiohead", "Fleetwood Mac", "Portishead", "Khruangbin", "Los Lobos", "Sigur Ros")
+_KEYWORD_PHRASES = {
+    "I always want an aisle seat on planes.": ("aisle seat",),
+    "I take my coffee with oat milk, never with sugar.": ("oat milk",),
+    "我喝咖啡只加燕麦奶，从来不加糖。": ("燕麦奶",),
+    "坐飞机我一定要靠过道的座位。": ("过道",),
+}
+"""The keywords of slots that have no field: the words that carry the fact."""
+
+
 @dataclass
 class _Pools:
     """Fact values, drawn without replacement so every value is said of one fact only."""
@@ -488,32 +711,19 @@ class _Pools:
     rng: random.Random
     zh: bool
     used_numbers: set[str] = field(default_factory=set)
-    drawn: dict[str, list[str]] = field(default_factory=dict)
+    drawn: dict[str, list[Any]] = field(default_factory=dict)
 
-    def draw(self, name: str, values: tuple[str, ...] | list[str]) -> str | None:
+    def draw(self, name: str, values: Sequence[Any]) -> Any | None:
         left = self.drawn.get(name)
         if left is None:
             left = self.drawn[name] = list(values)
             self.rng.shuffle(left)
         return left.pop() if left else None
 
-    def person(self) -> str | None:
-        if self.zh:
-            surname = self.draw("zh-surname", _ZH_SURNAME)
-            given = self.draw("zh-given", _ZH_GIVEN)
-            return None if surname is None or given is None else surname + given
-        return self.draw("first", _EN_FIRST)
-
-    def surname(self) -> str | None:
-        return (
-            self.draw("zh-surname", _ZH_SURNAME) if self.zh else self.draw("surname", _EN_SURNAME)
-        )
-
-    def city(self) -> str | None:
-        return self.draw("city", _ZH_CITIES if self.zh else _EN_CITIES)
-
-    def number(self, low: int, high: int, step: int = 1, decimals: bool = False) -> str:
-        """A value no other fact uses: with a thousands comma (EN) or a decimal."""
+    def number(self, spec: tuple[int, int, int, bool]) -> tuple[str, str]:
+        """(text, keyword) of a value no other fact uses: one decimal, or (English) a
+        thousands comma, which the keyword also accepts without."""
+        low, high, step, decimals = spec
         while True:
             value = self.rng.randrange(low, high, step)
             if decimals:
@@ -524,7 +734,8 @@ class _Pools:
                 text = str(value)
             if text not in self.used_numbers:
                 self.used_numbers.add(text)
-                return text
+                plain = text.replace(",", "")
+                return text, text if plain == text else f"{text}|{plain}"
 
     def date(self) -> tuple[str, str]:
         """(text, keyword) of a day of the year no other fact uses."""
@@ -541,258 +752,60 @@ class _Pools:
             name = _MONTHS[month]
             return f"{name} {day}", f"{name} {day}|{day} {name}|{name} {day}th"
 
+    def value(self, name: str, number: tuple[int, int, int, bool] | None) -> tuple[str, str] | None:
+        """(text, keyword) for one field of a template; None when its pool is spent."""
+        if name == "d":
+            return self.date()
+        if name == "v":
+            assert number is not None
+            return self.number(number)
+        if name == "name" and self.zh:
+            surname = self.draw("surname", _ZH_SURNAME)
+            given = self.draw("given", _ZH_GIVEN)
+            drawn = None if surname is None or given is None else surname + given
+        else:
+            drawn = self.draw(name, _POOLS[("zh" if self.zh else "en", name)])
+        return None if drawn is None else (drawn, drawn)
+
+    def fill(self, template: str, number: tuple[int, int, int, bool] | None) -> Plant | None:
+        """The template with fresh values, and its keywords; None when a pool is spent."""
+        values: dict[str, str] = {}
+        keywords: list[str] = []
+        for _literal, name, _spec, _conv in string.Formatter().parse(template):
+            if name is None:
+                continue
+            found = self.value(name, number)
+            if found is None:
+                return None
+            values[name] = found[0]
+            keywords.append(found[1])
+        text = template.format(**values)
+        return text, tuple(keywords) or _KEYWORD_PHRASES[template]
+
+
+_POOLS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("en", "name"): _EN_FIRST,
+    ("en", "surname"): _EN_SURNAME,
+    ("en", "city"): _EN_CITIES,
+    ("en", "job"): _EN_JOBS,
+    ("en", "firm"): tuple(f"{a} {b}" for a in _EN_FIRMS_A for b in _EN_FIRMS_B),
+    ("en", "pet"): _EN_PETS,
+    ("en", "food"): _EN_DISLIKES,
+    ("en", "author"): _EN_AUTHORS,
+    ("en", "band"): _EN_BANDS,
+    ("zh", "surname"): _ZH_SURNAME,
+    ("zh", "city"): _ZH_CITIES,
+    ("zh", "job"): _ZH_JOBS,
+    ("zh", "pet"): _ZH_PETS,
+    ("zh", "food"): _ZH_DISLIKES,
+    ("zh", "author"): _ZH_AUTHORS,
+}
 
 Plant = tuple[str, tuple[str, ...]]
 """(sentence, keywords)."""
 
-
-def _comma_free(number: str) -> str:
-    return number.replace(",", "")
-
-
-def _number_keyword(number: str) -> str:
-    return number if "," not in number else f"{number}|{_comma_free(number)}"
-
-
-def _en_personal(p: _Pools) -> Plant | None:
-    rng = p.rng
-    form = rng.randrange(4)
-    if form == 0:
-        name, city = p.person(), p.city()
-        if name is None or city is None:
-            return None
-        relative = rng.choice(("sister", "brother", "cousin", "best friend"))
-        return f"By the way, my {relative} {name} lives in {city} these days.", (name, city)
-    if form == 1:
-        job = p.draw("job", _EN_JOBS)
-        return None if job is None else (f"For context, I work as a {job}.", (job,))
-    if form == 2:
-        firm = p.draw("firm", [f"{a} {b}" for a in _EN_FIRMS_A for b in _EN_FIRMS_B])
-        if firm is None:
-            return None
-        return f"My partner just started at a company called {firm}.", (firm,)
-    pet, breed = p.draw("pet", _EN_PETS), rng.choice(_EN_BREEDS)
-    return None if pet is None else (f"Our {breed} is called {pet}, in case I mention him.", (pet,))
-
-
-def _en_number(p: _Pools) -> Plant | None:
-    rng = p.rng
-    form = rng.randrange(5)
-    if form == 0:
-        rent = p.number(2050, 3900, 10)
-        return f"Our rent is {rent} euros a month, which limits things a bit.", (
-            _number_keyword(rent),
-        )
-    if form == 1:
-        weight = p.number(520, 980, decimals=True)
-        return f"I weigh {weight} kg at the moment.", (weight,)
-    if form == 2:
-        commute = p.number(114, 689, decimals=True)
-        return f"My commute is {commute} km each way.", (commute,)
-    if form == 3:
-        steps = p.number(4000, 19000, 50)
-        return f"I have been averaging {steps} steps a day.", (_number_keyword(steps),)
-    savings = p.number(2000, 9800, 50)
-    return f"We have put aside {savings} dollars for the holidays.", (_number_keyword(savings),)
-
-
-def _en_date(p: _Pools) -> Plant | None:
-    text, keyword = p.date()
-    who = p.rng.choice(
-        (
-            "my daughter's birthday is on {d}",
-            "my dentist appointment is on {d}",
-            "we fly out on {d}",
-            "my sister's wedding is on {d}",
-            "the lease on our flat ends on {d}",
-        )
-    )
-    said = who.format(d=text)
-    return f"Also, {said}.", (keyword,)
-
-
-def _en_name(p: _Pools) -> Plant | None:
-    surname = p.surname()
-    if surname is None:
-        return None
-    said = p.rng.choice(
-        (
-            "My doctor is Dr {s}, and she is very strict about salt.",
-            "Our landlord, Mr {s}, wants the garden kept tidy.",
-            "My running coach is called {s}.",
-            "My manager, Ms {s}, signs off on my holidays.",
-        )
-    )
-    return said.format(s=surname), (surname,)
-
-
-def _en_preference(p: _Pools) -> Plant | None:
-    rng = p.rng
-    form = rng.randrange(3)
-    if form == 0:
-        food = p.draw("dislike", _EN_DISLIKES)
-        return None if food is None else (f"I really can't eat {food}, it makes me ill.", (food,))
-    if form == 1:
-        author = p.draw("author", _EN_AUTHORS)
-        if author is None:
-            return None
-        return f"My favourite writer is {author}, if that helps.", (author,)
-    seat = rng.choice(("aisle", "window"))
-    if p.draw(f"seat-{seat}", (seat,)) is None:
-        return None
-    return f"I always want an {seat} seat on planes." if seat == "aisle" else (
-        f"I always book a {seat} seat when I fly."
-    ), (f"{seat} seat",)
-
-
-def _zh_personal(p: _Pools) -> Plant | None:
-    rng = p.rng
-    form = rng.randrange(3)
-    if form == 0:
-        name, city = p.person(), p.city()
-        if name is None or city is None:
-            return None
-        relative = rng.choice(("妹妹", "哥哥", "表姐", "好朋友"))
-        return f"对了，我{relative}{name}现在住在{city}。", (name, city)
-    if form == 1:
-        job = p.draw("job", _ZH_JOBS)
-        return None if job is None else (f"说一下背景，我是做{job}的。", (job,))
-    pet = p.draw("pet", _ZH_PETS)
-    return None if pet is None else (f"我家的狗叫{pet}，以后我提到它你就知道了。", (pet,))
-
-
-def _zh_number(p: _Pools) -> Plant | None:
-    form = p.rng.randrange(3)
-    if form == 0:
-        rent = p.number(2300, 9800, 10)
-        return f"我们每个月房租{rent}元，所以预算有限。", (rent,)
-    if form == 1:
-        weight = p.number(420, 980, decimals=True)
-        return f"我现在体重{weight}公斤。", (weight,)
-    commute = p.number(114, 689, decimals=True)
-    return f"我单程通勤{commute}公里。", (commute,)
-
-
-def _zh_date(p: _Pools) -> Plant | None:
-    text, keyword = p.date()
-    said = p.rng.choice(
-        ("我女儿的生日是{d}", "我的牙医预约在{d}", "我们{d}出发", "我姐姐的婚礼在{d}")
-    )
-    return f"另外，{said.format(d=text)}。", (keyword,)
-
-
-def _zh_name(p: _Pools) -> Plant | None:
-    surname = p.surname()
-    if surname is None:
-        return None
-    said = p.rng.choice(
-        ("我的医生是{s}大夫，她对盐控制得很严。", "我们房东姓{s}，他要求院子保持整洁。")
-    )
-    return said.format(s=surname), (surname,)
-
-
-def _zh_preference(p: _Pools) -> Plant | None:
-    if p.rng.random() < 0.6:
-        food = p.draw("dislike", _ZH_DISLIKES)
-        return None if food is None else (f"我实在吃不了{food}，一吃就难受。", (food,))
-    author = p.draw("author", _ZH_AUTHORS)
-    return None if author is None else (f"我最喜欢的作家是{author}。", (author,))
-
-
-_PLANTERS: dict[Language, tuple[tuple[str, Callable[[_Pools], Plant | None]], ...]] = {
-    "en": (
-        ("personal", _en_personal),
-        ("number", _en_number),
-        ("date", _en_date),
-        ("name", _en_name),
-        ("preference", _en_preference),
-    ),
-    "zh": (
-        ("personal", _zh_personal),
-        ("number", _zh_number),
-        ("date", _zh_date),
-        ("name", _zh_name),
-        ("preference", _zh_preference),
-    ),
-}
-
-ChangePlant = tuple[str, str, tuple[str, ...], str, tuple[str, ...]]
-"""(the kind of the first statement, it, its keywords, the later sentence, its keywords).
-A change the chat ends before is left as a fact of that kind."""
-
-
-def _en_change(p: _Pools) -> ChangePlant | None:
-    form = p.rng.randrange(4)
-    if form == 0:
-        old, new = p.city(), p.city()
-        if old is None or new is None:
-            return None
-        return (
-            "personal",
-            f"We live in {old}, so keep that in mind for anything local.",
-            (old,),
-            f"Quick update: we have moved from there to {new} now, the move went fine.",
-            (new,),
-        )
-    if form == 1:
-        old_n, new_n = p.number(1000, 9999), p.number(1000, 9999)
-        return (
-            "number",
-            f"If you draft messages for me, my phone number is 555-{_comma_free(old_n)}.",
-            (f"555-{_comma_free(old_n)}",),
-            f"I got a new phone, the number is 555-{_comma_free(new_n)} from today.",
-            (f"555-{_comma_free(new_n)}",),
-        )
-    if form == 2:
-        (old_d, old_k), (new_d, new_k) = p.date(), p.date()
-        return (
-            "date",
-            f"My knee surgery is scheduled for {old_d}.",
-            (old_k,),
-            f"The hospital moved my knee surgery, it is now on {new_d}.",
-            (new_k,),
-        )
-    old_b, new_b = p.number(2000, 4000, 50), p.number(4100, 7000, 50)
-    return (
-        "number",
-        f"For the renovation we can spend {old_b} pounds at most.",
-        (_number_keyword(old_b),),
-        f"We sold the old car, so the renovation budget is {new_b} pounds instead.",
-        (_number_keyword(new_b),),
-    )
-
-
-def _zh_change(p: _Pools) -> ChangePlant | None:
-    form = p.rng.randrange(3)
-    if form == 0:
-        old, new = p.city(), p.city()
-        if old is None or new is None:
-            return None
-        return (
-            "personal",
-            f"我们住在{old}，推荐本地的东西时请考虑这一点。",
-            (old,),
-            f"更新一下：我们已经从那边搬到{new}了，一切顺利。",
-            (new,),
-        )
-    if form == 1:
-        old_n, new_n = p.number(2000, 9999), p.number(2000, 9999)
-        return (
-            "number",
-            f"帮我写消息的话，我的手机尾号是{old_n}。",
-            (old_n,),
-            f"我换了新手机，尾号改成{new_n}了。",
-            (new_n,),
-        )
-    (old_d, old_k), (new_d, new_k) = p.date(), p.date()
-    return (
-        "date",
-        f"我的膝盖手术定在{old_d}。",
-        (old_k,),
-        f"医院把我的膝盖手术改到了{new_d}。",
-        (new_k,),
-    )
-
+_SLOTS: dict[Language, tuple[_Slot, ...]] = {"en": _EN_SLOTS, "zh": _ZH_SLOTS}
+_CHANGES: dict[Language, tuple[_Change, ...]] = {"en": _EN_CHANGES, "zh": _ZH_CHANGES}
 
 _INSTRUCTIONS: dict[Language, tuple[tuple[str, tuple[str, ...]], ...]] = {
     "en": (
@@ -828,7 +841,7 @@ class _Writer:
         self.size = 0
         self.facts: list[PlantedFact] = []
         self.instructions: list[PlantedInstruction] = []
-        self.changes: list[tuple[int, ChangePlant, int]] = []
+        self.changes: list[tuple[int, str, Plant, Plant, int]] = []
         self.turn = 0
         left = list(_INSTRUCTIONS[spec.language])
         self.rng.shuffle(left)
@@ -867,20 +880,24 @@ class _Writer:
         return "\n\n".join(paragraphs)
 
     def _plant_fact(self, question: str) -> str:
-        kinds = _PLANTERS[self.spec.language]
-        for _attempt in range(6):
-            if self.rng.random() < 0.2:
-                change = (_zh_change if self.zh else _en_change)(self.pools)
-                if change is not None:
+        language = self.spec.language
+        if self.rng.random() < 0.2:
+            change = self.pools.draw("change", _CHANGES[language])
+            if change is not None:
+                first = self.pools.fill(change.first, change.number)
+                later = self.pools.fill(change.later, change.later_number or change.number)
+                if first is not None and later is not None:
                     due = self.turn + self.rng.randint(*_CHANGE_AFTER)
-                    self.changes.append((due, change, len(self.messages)))
-                    return self._join(change[1], question)
-                continue
-            kind, planter = self.rng.choice(kinds)
-            planted = planter(self.pools)
+                    self.changes.append((due, change.kind, first, later, len(self.messages)))
+                    return self._join(first[0], question)
+        for _attempt in range(4):
+            slot = self.pools.draw("slot", _SLOTS[language])
+            if slot is None:
+                return question
+            planted = self.pools.fill(slot.template, slot.number)
             if planted is not None:
                 text, keywords = planted
-                self.facts.append(PlantedFact(kind, text, keywords, len(self.messages)))
+                self.facts.append(PlantedFact(slot.kind, text, keywords, len(self.messages)))
                 return self._join(text, question)
         return question
 
@@ -893,7 +910,7 @@ class _Writer:
     def user_turn(self, question: str) -> str:
         due = [c for c in self.changes if c[0] <= self.turn]
         if due:
-            _due, (_kind, _first, old_k, later, new_k), first_index = due[0]
+            _due, _kind, (_first, old_k), (later, new_k), first_index = due[0]
             self.changes.remove(due[0])
             self.facts.append(
                 PlantedFact("changed", later, new_k, len(self.messages), old_k, first_index)
@@ -916,7 +933,7 @@ class _Writer:
             self.say("user", self.user_turn(question))
             self.say("assistant", self.answer(sentences, fill))
             self.turn += 1
-        for _due, (kind, first, keywords, _later, _new), index in self.changes:
+        for _due, kind, (first, keywords), _later, index in self.changes:
             self.facts.append(PlantedFact(kind, first, keywords, index))
         return FactChat(
             self.spec,

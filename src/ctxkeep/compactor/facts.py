@@ -3,11 +3,13 @@
 A fact is a sentence, or the run of clauses of a long sentence, that holds at least one
 *feature*: a number with its unit, a money amount, a date or a time, a named entity (a
 capitalised word inside a sentence), an identifier (a path, URL, ``snake_case`` or
-`ticked` name), what the speaker says of themselves (my, I'm, 我), a preference or a
-decision (prefer, decided, instead of, 喜欢, 决定, 改用), or a correction (actually, no
+`ticked` name), what the speaker says of themselves (I, my, we, our, 我), a preference or
+a decision (prefer, decided, instead of, 喜欢, 决定, 改用), or a correction (actually, no
 longer, 其实, 不再). Its *specificity* adds the weights of its features; it is ranked by
-specificity, by the value the scorer gave its message (relevance to the task) and by its
-speaker, and newer facts win ties. Facts are verbatim slices of the message text.
+specificity, by its speaker (the user's words weigh double: they are the only record of
+what the user said), by the value the scorer gave its message (relevance to the task,
+counted less than specificity) and lower for a question; newer facts win ties. Facts are
+verbatim slices of the message text.
 
 Deduplication: the same fact said twice (same words) is kept once, the newer; a fact
 whose words are inside another's is not kept beside it; and two facts that read the same
@@ -63,8 +65,8 @@ _CURRENCY = frozenset("$€£¥")
 
 # (weight, markers): each found with str.find in the lower-cased text.
 _MARKERS: tuple[tuple[str, float, tuple[str, ...]], ...] = (
-    ("self", 1.0, (" my ", " i'm ", " i am ", " i've ", " i have ", " i'll ", " i was ",
-                   " we're ", " our ", "我")),
+    ("self", 1.0, (" my ", " i ", " i'm ", " i've ", " i'll ", " we ", " we're ", " our ",
+                   "我")),
     ("preference", 1.5, ("prefer", " favorite", " favourite", " allergic", " i like ",
                          " i love ", " i hate ", " i don't like", " can't stand", "喜欢",
                          "讨厌", "偏好", "过敏", "爱吃", "不吃")),
@@ -75,8 +77,9 @@ _MARKERS: tuple[tuple[str, float, tuple[str, ...]], ...] = (
     ("correction", 0.75, ("actually", "no longer", "anymore", "changed", " moved ",
                           " now ", "update", "其实", "不再", "现在", "改为", "改到", "已经")),
 )  # fmt: skip
-_ROLE_WEIGHT = {"user": 1.25, "assistant": 1.0, "system": 1.0}
+_ROLE_WEIGHT = {"user": 2.0, "assistant": 1.0, "system": 1.0}
 _TOOL_WEIGHT = 0.6
+_QUESTION_WEIGHT = 0.5
 _STAND_INS = 8
 """The most pieces without a feature a summary shows, when nothing more specific went."""
 
@@ -198,6 +201,17 @@ def _capped(weights: Sequence[float]) -> float:
     return sum(sorted(weights, reverse=True)[:5])
 
 
+def is_question(text: str, end: int) -> bool:
+    """Whether the sentence that ends at ``end`` (its terminator excluded) is a question.
+
+    A question asks; it establishes little. The case: in long chats the user's questions
+    name things ("Who built Angkor Wat?", "去西安玩两天应该看什么？") and outranked what
+    the user said of themselves in the same messages. A question still counts, at a
+    lower weight (``Can we meet on May 3?`` may be all there is of a date).
+    """
+    return text[end : end + 1] in ("?", "？")
+
+
 def collect_facts(sources: Sequence[FactSource], total: int) -> list[Fact]:
     """Every candidate fact of ``sources`` (``total``: messages in the conversation, for
     each source's place in time). The texts are read as one: each feature scan runs once
@@ -219,7 +233,9 @@ def collect_facts(sources: Sequence[FactSource], total: int) -> list[Fact]:
         k = bisect.bisect_right(starts, s_start) - 1
         source = sources[k]
         role_weight = _ROLE_WEIGHT.get(source.role or "", _TOOL_WEIGHT)
-        relevance = (0.5 + source.value) * (1 + 0.1 * source.index / last)
+        relevance = (1.0 + source.value) * (1 + 0.1 * source.index / last)
+        if is_question(joined, s_end):
+            relevance *= _QUESTION_WEIGHT
         for p_start, p_end, specificity in _pieces(joined, s_start, s_end, offsets, weights):
             start, end = _trim_words(joined, p_start, p_end)
             piece = joined[start:end].strip()
