@@ -35,6 +35,7 @@ import msgspec
 from ctxkeep.bench.fact_corpus import CHAT_CORPORA, ChatSpec, FactChat, generate_chat, keyword_found
 from ctxkeep.bench.llm_summary import LLMEndpoint, llm_summary
 from ctxkeep.compactor.text import utf8_size
+from ctxkeep.extract import extract_constraints
 from ctxkeep.messages import message_role, message_text
 
 __all__ = [
@@ -144,6 +145,8 @@ class FactReport:
     runs: tuple[FactRun, ...]
     facts_planted: int
     instructions_planted: int
+    instructions_found: int
+    """Planted instructions that ctxkeep's extractor (``extract_constraints``) finds."""
     llm: str | None
 
 
@@ -381,11 +384,12 @@ def run_facts(
     rows_of = list(methods) if methods is not None else list(fact_methods(llm))
     runs: list[FactRun] = []
     sizes: list[int] = []
-    planted_f = planted_i = 0
+    planted_f = planted_i = found_i = 0
     for spec in chosen:
         chat = generate_chat(spec)
         planted_f += len(chat.facts)
         planted_i += len(chat.instructions)
+        found_i += sum(bool(extract_constraints(c.text)) for c in chat.instructions)
         sizes.append(_text_bytes(chat.messages))
         for zone in zones:
             end = zone_end(chat.messages, zone)
@@ -411,6 +415,7 @@ def run_facts(
         runs=tuple(runs),
         facts_planted=planted_f,
         instructions_planted=planted_i,
+        instructions_found=found_i,
         llm=llm.describe() if llm is not None else None,
     )
 
