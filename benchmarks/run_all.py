@@ -1,10 +1,15 @@
-"""Regenerate benchmarks/RESULTS.md: the quality and speed benchmarks in one run.
+"""Regenerate benchmarks/RESULTS.md: the quality, fact-survival and speed benchmarks.
 
     make bench                       # installs the bench extras into .venv, then runs this
     .venv/bin/python benchmarks/run_all.py [--corpus small|large|xl] [--max-mb 1000]
+    .venv/bin/python benchmarks/run_all.py --part facts   # only the fact-survival section
 
-Writes, next to this file: RESULTS.md (both tables, the targets, machine, versions and
-date), quality.json (every run), quality.png (survival against budget) and speed.json.
+Writes, next to this file: RESULTS.md (the tables, the targets, machine, versions and
+date), quality.json (every run), quality.png (survival against budget), facts.json (every
+fact-survival run, bytes out and target included), facts.png and speed.json. With
+``--part facts`` only the fact-survival section of RESULTS.md (between its markers) and
+its two files are rewritten. The LLM row runs when ``CTXKEEP_BENCH_LLM_URL`` names an
+OpenAI-compatible server (``CTXKEEP_BENCH_LLM_MODEL``, ``CTXKEEP_BENCH_LLM_KEY``).
 """
 
 from __future__ import annotations
@@ -21,13 +26,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import machine  # benchmarks/ is not a package: found through sys.path
-from ctxkeep.bench.chart import ChartUnavailable, write_chart
+from ctxkeep.bench.chart import ChartUnavailable, write_chart, write_fact_chart
 from ctxkeep.bench.compactors import available_compactors
+from ctxkeep.bench.llm_summary import LLMEndpoint
 from ctxkeep.bench.quality import QualityReport, QualityRow, run_quality, steps
 from ctxkeep.bench.quality import to_json as quality_json
-from ctxkeep.bench.render import quality_table, speed_tables
+from ctxkeep.bench.render import fact_table, fact_zone_table, quality_table, speed_tables
 from ctxkeep.bench.speed import SpeedReport, run_speed
 from ctxkeep.bench.speed import to_json as speed_json
+from ctxkeep.bench.survival import FactReport, FactRow, run_facts
+from ctxkeep.bench.survival import to_json as facts_json
 
 HERE = Path(__file__).resolve().parent
 _PACKAGES = ("ctxkeep", "msgspec", "tiktoken", "langchain-core", "compact-audit", "matplotlib")
@@ -144,14 +152,130 @@ def findings(quality: QualityReport) -> str:
     return "\n".join(lines) or "- nothing beyond the table"
 
 
+FACTS_BEGIN = "<!-- facts: begin (benchmarks/run_all.py --part facts rewrites this section) -->"
+FACTS_END = "<!-- facts: end -->"
+
+
+def _fact_row(report: FactReport, method: str, budget: float) -> FactRow | None:
+    return next((r for r in report.rows if r.method == method and r.budget == budget), None)
+
+
+def fact_targets(report: FactReport) -> str:
+    """Issue 12's targets for the fact-survival benchmark, one line each."""
+    hard = _fact_row(report, "ctxkeep/hard", 0.01)
+    trunc = _fact_row(report, "recency-truncation", 0.01)
+    lines = []
+    if hard is not None and hard.fact_survival is not None:
+        ratio = (
+            None
+            if trunc is None or not trunc.fact_survival
+            else hard.fact_survival / trunc.fact_survival
+        )
+        shown = "∞ (truncation keeps none)" if ratio is None else f"{ratio:.1f}x"
+        lines.append(
+            f"- ctxkeep/hard keeps >= 3x the facts recency truncation keeps at 1% of the zone: "
+            f"{_pct(hard.fact_survival)} vs {_pct(trunc.fact_survival if trunc else None)} = "
+            f"{shown} — {_verdict(ratio is None or ratio >= 3)}"
+        )
+        lines.append(
+            f"- ctxkeep/hard keeps >= 25% of the facts at 1% of the zone: "
+            f"{_pct(hard.fact_survival)} — {_verdict(hard.fact_survival >= 0.25)}"
+        )
+    runs = [r for r in report.runs if r.method == "ctxkeep/hard" and r.error is None]
+    held = sum(r.bytes_out <= r.target_bytes or r.fits is False for r in runs)
+    lines.append(
+        f"- every ctxkeep/hard run within its target (or fits=False): {held}/{len(runs)} — "
+        f"{_verdict(held == len(runs))}"
+    )
+    return "\n".join(lines)
+
+
+def facts_section(report: FactReport, chart: str) -> str:
+    """The fact-survival section of RESULTS.md, between its markers."""
+    llm = (
+        f"the LLM row is {report.llm}"
+        if report.llm
+        else "the LLM row did not run (no `CTXKEEP_BENCH_LLM_URL` was configured)"
+    )
+    body = f"""## Facts that survive a tight budget (`ctxkeep bench facts --corpus {report.corpus}`)
+
+{len(report.chats)} generated chats ({", ".join(report.chats)}; {report.facts_planted} facts and
+{report.instructions_planted} standing instructions planted, of which ctxkeep's extractor finds
+{report.instructions_found}). The oldest {", ".join(f"{100 * z:g}%" for z in report.zones)} of each
+chat's bytes (the zone) is replaced by each method within a budget of
+{", ".join(f"{100 * b:g}%" for b in report.budgets)} of the zone's bytes; a fact counts as kept when
+its keywords are in the replacement, a changed fact only by its newer value ("stale only":
+the older value kept without the newer). ctxkeep is `compact()` with its defaults on the
+zone followed by the next user message (the task), the target being the budget plus that
+message; {llm}. Every run's bytes out against its target are in `facts.json`; "worst out /
+target" is the largest ratio of the row, "fits=False" the hard runs whose mandatory part
+alone was over.
+
+{fact_targets(report)}
+
+{fact_table(report, markdown=True)}
+
+Facts kept at 1% of the zone, by zone:
+
+{fact_zone_table(report, 0.01, markdown=True)}
+
+{f"![facts kept against budget]({chart})" if chart else "(no chart: matplotlib not installed)"}
+"""
+    return f"{FACTS_BEGIN}\n{body}{FACTS_END}"
+
+
+def run_fact_section(out: Path, corpus: str) -> str:
+    """Run the fact-survival benchmark, write facts.json and facts.png, return the section."""
+    total = 0
+
+    def tick() -> None:
+        nonlocal total
+        total += 1
+        if total % 50 == 0:
+            print(f"\rfacts {total}", end="", file=sys.stderr, flush=True)
+
+    report = run_facts(corpus, llm=LLMEndpoint.from_env(), on_step=tick)
+    print(file=sys.stderr)
+    (out / "facts.json").write_bytes(facts_json(report))
+    chart = "facts.png"
+    try:
+        write_fact_chart(report, out / chart)
+    except ChartUnavailable as exc:
+        chart = ""
+        print(exc, file=sys.stderr)
+    return facts_section(report, chart)
+
+
+def replace_facts_section(doc: str, section: str) -> str:
+    """``doc`` with its fact-survival section replaced (inserted before the speed section
+    when it has none)."""
+    if FACTS_BEGIN in doc and FACTS_END in doc:
+        head, rest = doc.split(FACTS_BEGIN, 1)
+        _old, tail = rest.split(FACTS_END, 1)
+        return head + section + tail
+    at = doc.find("\n## Speed")
+    if at == -1:
+        return doc.rstrip("\n") + "\n\n" + section + "\n"
+    return doc[: at + 1] + section + "\n\n" + doc[at + 1 :]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", choices=("small", "large", "xl"), default="large")
     parser.add_argument("--max-mb", type=int, default=100)
     parser.add_argument("--out", type=Path, default=HERE)
+    parser.add_argument("--part", choices=("all", "facts"), default="all")
+    parser.add_argument("--facts-corpus", choices=("smoke", "full"), default="full")
     args = parser.parse_args(argv)
     out: Path = args.out
     started = time.perf_counter()
+    if args.part == "facts":
+        results = out / "RESULTS.md"
+        doc = results.read_text(encoding="utf-8") if results.exists() else "# ctxkeep benchmarks\n"
+        section = run_fact_section(out, args.facts_corpus)
+        results.write_text(replace_facts_section(doc, section), encoding="utf-8")
+        print(f"wrote the fact-survival section of {results}", file=sys.stderr)
+        return 0
 
     compactors = available_compactors()
     total = steps(args.corpus, compactors=len(compactors))
@@ -173,6 +297,7 @@ def main(argv: list[str] | None = None) -> int:
         chart = ""
         print(exc, file=sys.stderr)
 
+    facts = run_fact_section(out, args.facts_corpus)
     speed = run_speed(
         max_mb=args.max_mb, on_step=lambda name: print(f"speed: {name} done", file=sys.stderr)
     )
@@ -215,6 +340,8 @@ include_system=True, start_on="human")`.
 What the runs show beyond the table:
 
 {findings(quality)}
+
+{facts}
 
 ## Speed (`ctxkeep bench speed --max-mb {args.max_mb}`)
 
