@@ -47,11 +47,11 @@ from ctxkeep.compactor.result import CompactionResult, CompactionStats, Decision
 from ctxkeep.compactor.score import Scoring, resolve_scorer, score, scorer_name
 from ctxkeep.compactor.segment import Segments, Unit, group_units, read_segments
 from ctxkeep.compactor.summary import (
-    SCAN_BYTES,
     SummaryRequest,
     conversation_dialect,
     extractive_summary,
     held_to_caps,
+    scan_limit,
     summary_message,
 )
 from ctxkeep.compactor.text import utf8_size
@@ -312,19 +312,26 @@ def _summary_sources(run: _Run, plan: Plan) -> tuple[FactSource, ...]:
     """The dropped texts and the elided parts of shortened messages, in reading order:
     what the user said first, then by the scorer's value, newer first. Every user text is
     listed (instructions are read from all of them); the others up to what the summary
-    reads (``SCAN_BYTES``)."""
+    reads (:func:`~ctxkeep.compactor.summary.scan_limit`)."""
     scores = run.scoring.scores
     segments = run.segments
     texts = {i: segments.texts[i] for i in plan.dropped}
     texts.update((i, text) for i, text in plan.elided.items() if text)
     order = sorted(texts, key=lambda i: (segments.roles[i] != "user", -_value(scores, i), -i))
+    known = run.protection.instructions
+    limit = scan_limit(plan.cap_bytes)
     sources: list[FactSource] = []
     read = 0
     for i in order:
-        if read >= SCAN_BYTES and segments.roles[i] != "user":
+        if read >= limit and segments.roles[i] != "user":
             break
         read += len(texts[i])
-        sources.append(FactSource(i, segments.roles[i], texts[i], _value(scores, i)))
+        whole = i not in plan.elided  # the extractor judged the whole text, not a part
+        sources.append(
+            FactSource(
+                i, segments.roles[i], texts[i], _value(scores, i), known.get(i) if whole else None
+            )
+        )
     return tuple(sources)
 
 

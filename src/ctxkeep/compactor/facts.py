@@ -93,6 +93,9 @@ class FactSource:
     role: str | None
     text: str
     value: float
+    instructions: tuple[str, ...] | None = None
+    """The standing instructions of ``text`` (verbatim) when already extracted; None
+    when the summary must extract them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,10 +166,12 @@ def _starts_sentence(text: str, at: int) -> bool:
 
 def _trim_words(text: str, start: int, end: int) -> tuple[int, int]:
     """``(start, end)`` past leading connectives (and, but, so, also, 而且, 另外)."""
+    head = text[start : start + 40].lower()
+    skipped = 0
     for lead in ("and ", "but ", "so ", "also ", "oh ", "btw ", "by the way ", "而且", "另外"):
-        if text[start : start + len(lead)].lower() == lead:
-            start += len(lead)
-    return start, end
+        if head.startswith(lead, skipped):
+            skipped += len(lead)
+    return start + skipped, end
 
 
 def _pieces(

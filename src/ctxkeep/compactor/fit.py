@@ -154,7 +154,7 @@ def classify(
             out.forced.append(Forced((i,), ("unsure",), sizes[i], tokens[i]))
         else:
             out.choices.append(Choice(scores[i].value, i, (i,), sizes[i], tokens[i]))
-    out.choices.sort(key=lambda c: (c.value, c.last), reverse=True)
+    out.choices.sort(reverse=True)  # by value, ties by the newer: a Choice starts (value, last)
     return out
 
 

@@ -23,11 +23,20 @@ SYSTEM_ROLES = frozenset({"system", "developer"})
 class Protection:
     """Each message's own protection reason ('' for none) and the compiled pins."""
 
-    def __init__(self, reasons: list[str], pins: PinSet, prose: list[str]) -> None:
+    def __init__(
+        self,
+        reasons: list[str],
+        pins: PinSet,
+        prose: list[str],
+        instructions: dict[int, tuple[str, ...]] | None = None,
+    ) -> None:
         self.reasons = reasons
         self.pins = pins
         self.prose = prose
         """What each message says in words ('' for tool traffic): where prose pins apply."""
+        self.instructions = instructions if instructions is not None else {}
+        """The constraints (verbatim) of the user messages whose text the extractor has
+        judged, by index: the summary reads them here rather than extracting again."""
 
 
 def is_tool_traffic(segments: Segments, i: int) -> bool:
@@ -76,15 +85,17 @@ def protect(
     for i, pin in zip(unpinned, found, strict=True):
         if pin is not None:
             reasons[i] = f"pinned:{pin}"
+    instructions: dict[int, tuple[str, ...]] = {}
     if enable_pinning:
-        _pin_constraints(segments, unpinned, reasons, prose)
-    return Protection(reasons, pins, prose)
+        instructions = _pin_constraints(segments, unpinned, reasons, prose)
+    return Protection(reasons, pins, prose, instructions)
 
 
 def _pin_constraints(
     segments: Segments, unpinned: Sequence[int], reasons: list[str], prose: Sequence[str]
-) -> None:
-    """Pin user messages that hold a standing instruction by the auditor's extractor.
+) -> dict[int, tuple[str, ...]]:
+    """Pin user messages that hold a standing instruction by the auditor's extractor, and
+    return what it found in each message it judged (none where no marker can be).
 
     The pin pattern sees a marker only where a sentence starts; a user's constraint is
     also "错误信息必须保留行号" or "补充两点：禁止…" (subject first, after a colon). The
@@ -93,6 +104,10 @@ def _pin_constraints(
     """
     users = [i for i in unpinned if not reasons[i] and prose[i] and segments.roles[i] == "user"]
     cued = may_hold_constraints([prose[i] for i in users])
+    found: dict[int, tuple[str, ...]] = {}
     for i, may in zip(users, cued, strict=True):
-        if may and extract_constraints(prose[i]):
+        texts = tuple(c.text for c in extract_constraints(prose[i])) if may else ()
+        found[i] = texts
+        if texts:
             reasons[i] = "pinned:constraint"
+    return found

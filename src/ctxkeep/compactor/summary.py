@@ -42,6 +42,7 @@ __all__ = [
     "conversation_dialect",
     "extractive_summary",
     "held_to_caps",
+    "scan_limit",
     "summary_message",
 ]
 
@@ -58,7 +59,8 @@ class SummaryRequest:
     """What a summariser is given.
 
     ``sources`` are the dropped texts (and the elided parts of shortened messages) in the
-    order they should be read: the user's words first, then by the scorer's value.
+    order they should be read: the user's words first (all of them), then by the scorer's
+    value, up to what a summary of ``cap_bytes`` reads (:func:`scan_limit`).
     ``total`` is the number of messages of the conversation (a source's index over it is
     its place in time). The summary must fit ``cap_bytes`` UTF-8 bytes and, when set,
     ``cap_tokens`` o200k tokens. ``task`` is empty on replay.
@@ -89,26 +91,35 @@ def _header(request: SummaryRequest, room: int) -> str:
 
 
 def _instructions(sources: Sequence[FactSource]) -> list[str]:
-    """The standing instructions in the dropped user texts, verbatim, oldest first, once."""
+    """The standing instructions in the dropped user texts, verbatim, oldest first, once
+    (extracted here only for the sources that do not carry them already)."""
     users = sorted((s for s in sources if s.role == "user"), key=lambda s: s.index)
-    cued = may_hold_constraints([s.text for s in users])
+    unknown = [s for s in users if s.instructions is None]
+    extracted: dict[int, tuple[str, ...]] = {}
+    for source, may in zip(unknown, may_hold_constraints([s.text for s in unknown]), strict=True):
+        found = extract_constraints(source.text) if may else ()
+        extracted[source.index] = tuple(c.text for c in found)
     seen: set[str] = set()
     out: list[str] = []
-    for source, may in zip(users, cued, strict=True):
-        if not may:
-            continue
-        for constraint in extract_constraints(source.text):
-            key = squash(constraint.text)
+    for source in users:
+        texts = source.instructions if source.instructions is not None else extracted[source.index]
+        for text in texts:
+            key = squash(text)
             if key and key not in seen:
                 seen.add(key)
-                out.append(constraint.text)
+                out.append(text)
     return out
 
 
-def _candidate_facts(request: SummaryRequest) -> list[Fact]:
-    """The facts of the sources, read in order up to the scan limit: ``SCAN_BYTES``, or
+def scan_limit(cap_bytes: int) -> int:
+    """How much source text a summary of ``cap_bytes`` reads for facts: ``SCAN_BYTES``, or
     64 times the cap when that is less (a 1 KB summary has no use for 256 KB of text)."""
-    limit = min(SCAN_BYTES, max(_MIN_SCAN_BYTES, 64 * request.cap_bytes))
+    return min(SCAN_BYTES, max(_MIN_SCAN_BYTES, 64 * cap_bytes))
+
+
+def _candidate_facts(request: SummaryRequest) -> list[Fact]:
+    """The facts of the sources, read in order up to :func:`scan_limit`."""
+    limit = scan_limit(request.cap_bytes)
     chosen: list[FactSource] = []
     scanned = 0
     for source in request.sources:

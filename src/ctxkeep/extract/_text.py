@@ -107,10 +107,7 @@ def cjk_bigrams(text: str) -> frozenset[str]:
 
 def squash(text: str) -> str:
     """Lower-case words and CJK characters only, single-spaced: for verbatim comparison."""
-    out: list[str] = []
-    for match in _SQUASH_TOKEN.finditer(text.lower()):
-        out.append(match.group())
-    return " ".join(out)
+    return " ".join(_SQUASH_TOKEN.findall(text.lower()))
 
 
 _SQUASH_TOKEN = re.compile(f"[a-z0-9_]+|[{CJK_CLASS}]")
