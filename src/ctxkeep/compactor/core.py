@@ -24,6 +24,7 @@ error named in ``problems``.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import math
 import os
 from collections import deque
@@ -313,31 +314,34 @@ def _summary_sources(run: _Run, plan: Plan) -> tuple[FactSource, ...]:
     what the user said first, then by the scorer's value, newer first. Every user text is
     listed (instructions are read from all of them); the others up to what the summary
     reads (:func:`~ctxkeep.compactor.summary.scan_limit`)."""
-    scores = run.scoring.scores
     segments = run.segments
+    roles = segments.roles
+    value = {i: score.value for i, score in run.scoring.scores.items()}
     texts = {i: segments.texts[i] for i in plan.dropped}
     texts.update((i, text) for i, text in plan.elided.items() if text)
-    order = sorted(texts, key=lambda i: (segments.roles[i] != "user", -_value(scores, i), -i))
-    known = run.protection.instructions
+    users = sorted((-value.get(i, 0.0), -i) for i in texts if roles[i] == "user")
+    chosen = [-neg for _value, neg in users]
+    read = sum(len(texts[i]) for i in chosen)
+    # The others are read best first only until the scan limit: a heap, not a full sort
+    # (a few hundred of thousands are read).
+    others = [(-value.get(i, 0.0), -i) for i in texts if roles[i] != "user"]
+    heapq.heapify(others)
     limit = scan_limit(plan.cap_bytes)
-    sources: list[FactSource] = []
-    read = 0
-    for i in order:
-        if read >= limit and segments.roles[i] != "user":
-            break
+    while others and read < limit:
+        i = -heapq.heappop(others)[1]
+        chosen.append(i)
         read += len(texts[i])
-        whole = i not in plan.elided  # the extractor judged the whole text, not a part
-        sources.append(
-            FactSource(
-                i, segments.roles[i], texts[i], _value(scores, i), known.get(i) if whole else None
-            )
+    known = run.protection.instructions
+    return tuple(
+        FactSource(
+            i,
+            roles[i],
+            texts[i],
+            value.get(i, 0.0),
+            None if i in plan.elided else known.get(i),  # judged whole, not an elided part
         )
-    return tuple(sources)
-
-
-def _value(scores: Mapping[int, Score], i: int) -> float:
-    found = scores.get(i)
-    return found.value if found is not None else 0.0
+        for i in chosen
+    )
 
 
 def _summarise(run: _Run, plan: Plan) -> str | None:
@@ -448,15 +452,18 @@ def _decisions(run: _Run, plan: Plan) -> tuple[Decision, ...]:
     for unit in run.units:
         for i in unit.members:
             unit_of[i] = unit.members[0]
+    columns = zip(
+        segments.hashes, segments.roles, segments.sizes, segments.tokens, plan.kept,
+        plan.reasons, unit_of, strict=True,
+    )  # fmt: skip
     decisions = []
-    for i in range(len(segments)):
+    for i, (content_hash, role, size, tokens, kept, reason, unit) in enumerate(columns):
         found = scores.get(i)
+        value, confidence = (None, None) if found is None else (found.value, found.confidence)
         decisions.append(
             Decision(
-                i, segments.hashes[i], segments.roles[i], segments.sizes[i],
-                segments.tokens[i], None if found is None else found.value,
-                None if found is None else found.confidence, plan.kept[i], plan.reasons[i],
-                unit_of[i], plan.spans.get(i),
+                i, content_hash, role, size, tokens, value, confidence, kept, reason, unit,
+                plan.spans.get(i),
             )
         )  # fmt: skip
     return tuple(decisions)

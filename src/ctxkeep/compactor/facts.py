@@ -261,18 +261,16 @@ _LEADS = ("actually ", "also ", "and ", "but ", "so ", "oh ", "well ", "update "
           "correction ", "now ", "其实", "另外", "现在", "更正")  # fmt: skip
 
 
+_LEAD_RUN = re.compile("(?:" + "|".join(map(re.escape, _LEADS)) + ")+")
+_DIGITS = re.compile(r"\d+")
+
+
 def _frame(key: str) -> str:
     """A fact's words with its numbers masked and its leading connectives gone: two facts
     of one frame are one fact whose value changed."""
-    frame = re.sub(r"\d+", "#", key)
-    stripped = True
-    while stripped:
-        stripped = False
-        for lead in _LEADS:
-            if frame.startswith(lead):
-                frame = frame[len(lead) :]
-                stripped = True
-    return frame
+    frame = _DIGITS.sub("#", key)
+    lead = _LEAD_RUN.match(frame)
+    return frame if lead is None else frame[lead.end() :]
 
 
 def select_facts(candidates: Sequence[Fact]) -> list[Fact]:
