@@ -215,6 +215,8 @@ def facts_section(report: FactReport, chart: str) -> str:
   largest ratio of the row; "fits=False" counts hard runs whose mandatory part alone was
   over.
 
+Targets (issue 12):
+
 {fact_targets(report)}
 
 {fact_table(report, markdown=True)}
