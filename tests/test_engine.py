@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from ctxkeep import Severity, audit, read_session
+from ctxkeep.base.findings import Confidence, Finding
 from ctxkeep.baseline import BaselineError, load_baseline, write_baseline
 from ctxkeep.config import AuditConfig, ConfigError, find_config
 from ctxkeep.engine import NoSuchCompactionError, diff, sweep
 from ctxkeep.extract import Survival
-from ctxkeep.findings import Confidence, Finding
 from ctxkeep.rules import RULES, UnknownRuleError, select_rules
 from ctxkeep.rules.base import Rule
 from tests.rules.build import write_log

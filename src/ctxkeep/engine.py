@@ -16,10 +16,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
-from ctxkeep._gc import cyclic_gc_paused
+from ctxkeep.base._gc import cyclic_gc_paused
+from ctxkeep.base.findings import Confidence, Finding, Severity
 from ctxkeep.config import AuditConfig
 from ctxkeep.extract import Survival, unresolved_references
-from ctxkeep.findings import Confidence, Finding, Severity
 from ctxkeep.log.adapters import ReadOptions
 from ctxkeep.log.model import Compaction, CompactionStatus, EventKind, Session
 from ctxkeep.log.reader import discover, read_session

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 import ctxkeep
+from ctxkeep.base.messages import message_text
 from ctxkeep.extract import SourceIndex, extract_identifiers
-from ctxkeep.messages import message_text
 
 
 def test_quote_labels_are_not_read_as_issue_numbers() -> None:

@@ -21,8 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ctxkeep.base.messages import message_role, message_text
 from ctxkeep.compactor.text import cut_utf8, utf8_size
-from ctxkeep.messages import message_role, message_text
 from ctxkeep.scorers._transport import post_json, safe_url
 from ctxkeep.scorers.base import ScorerError
 from ctxkeep.scorers.openai_chat import chat_endpoint

@@ -20,8 +20,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from ctxkeep.base.messages import message_prose, tool_calls, tool_results
 from ctxkeep.bench.corpus import GeneratedSession, SessionSpec, generate_session, harness_summary
-from ctxkeep.messages import message_prose, tool_calls, tool_results
 
 __all__ = [
     "LogFormat",

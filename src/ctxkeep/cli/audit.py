@@ -114,9 +114,9 @@ class AuditOptions:
         select: Sequence[str] = (),
         ignore: Sequence[str] = (),
     ) -> None:
+        from ctxkeep.base.findings import Severity
         from ctxkeep.baseline import BaselineError, read_baseline
         from ctxkeep.config import ConfigError, find_config
-        from ctxkeep.findings import Severity
         from ctxkeep.log.adapters.base import ReadOptions
 
         self.show_secrets = show_secrets

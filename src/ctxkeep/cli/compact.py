@@ -60,7 +60,7 @@ def report_problems(problems: list[str]) -> None:
 
 def default_task(messages: list[Any]) -> str:
     """The first user message that is not a tool result: an agent session's task."""
-    from ctxkeep.messages import message_parts
+    from ctxkeep.base.messages import message_parts
 
     for message in messages:
         parts = message_parts(message)

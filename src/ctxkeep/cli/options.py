@@ -58,7 +58,7 @@ def masked_output(text: str, show_secrets: bool) -> str:
     """``text`` with its secrets masked unless ``show_secrets``; says on stderr how many."""
     if show_secrets:
         return text
-    from ctxkeep.secrets import mask_secrets
+    from ctxkeep.base.secrets import mask_secrets
 
     masked, count = mask_secrets(text)
     if count:

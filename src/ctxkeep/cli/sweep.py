@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ctxkeep.base.paths import harness_session_folders
 from ctxkeep.cli.audit import AuditOptions, audit_options, finish, usage_error
-from ctxkeep.paths import harness_session_folders
 from ctxkeep.report import report_named
 
 if TYPE_CHECKING:

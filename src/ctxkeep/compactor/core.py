@@ -32,7 +32,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ctxkeep._gc import cyclic_gc_paused
+from ctxkeep.base._gc import cyclic_gc_paused
+from ctxkeep.base.messages import Messages
+from ctxkeep.base.tokens import count_tokens, estimate_tokens, token_method
 from ctxkeep.compactor.facts import FactSource
 from ctxkeep.compactor.fit import Budget, Classified, Plan, classify, soft_plan
 from ctxkeep.compactor.hard import HardInput, fit_hard, mandatory_messages, why_not
@@ -57,10 +59,8 @@ from ctxkeep.compactor.summary import (
 )
 from ctxkeep.compactor.text import utf8_size
 from ctxkeep.log.model import located
-from ctxkeep.messages import Messages
 from ctxkeep.scorers import Candidate, Score, Scorer
 from ctxkeep.scorers.recency import recency_score
-from ctxkeep.tokens import count_tokens, estimate_tokens, token_method
 
 __all__ = ["compact", "replay"]
 

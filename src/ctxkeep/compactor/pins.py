@@ -27,9 +27,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ctxkeep.base.user_regex import UserRegex, UserRegexError, compile_user_regex
 from ctxkeep.extract.constraints import CONSTRAINT_HINTS, CONSTRAINT_HINTS_ZH
 from ctxkeep.scorers.lexical import chunk_ranges
-from ctxkeep.user_regex import UserRegex, UserRegexError, compile_user_regex
 
 __all__ = [
     "BUILTIN_PINS",
@@ -347,7 +347,7 @@ def compile_pins(
 
     Built-in pins take only the ``i`` of ``flags`` (``x`` would change what they mean);
     user patterns take all of them. User patterns run on RE2, in time linear in the text
-    (``ctxkeep.user_regex``: ``(a+)+$`` hung ``re``); one RE2 cannot run is a problem.
+    (``ctxkeep.base.user_regex``: ``(a+)+$`` hung ``re``); one RE2 cannot run is a problem.
     """
     re_flags, problems = parse_flags(flags if isinstance(flags, str) else "")
     if not enabled:

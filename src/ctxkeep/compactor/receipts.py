@@ -21,10 +21,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ctxkeep.base.paths import append_lines
+from ctxkeep.base.secrets import mask_secrets
 from ctxkeep.compactor.result import Decision
 from ctxkeep.log.source import cap_problems, read_regular
-from ctxkeep.paths import append_lines
-from ctxkeep.secrets import mask_secrets
 
 __all__ = [
     "RECEIPT_VERSION",
@@ -53,7 +53,7 @@ def receipt_block(
     """The lines of one run, ready to append (message lines, then the run line).
 
     A secret in the run id or a setting (a ``--pin`` holding a key) is masked
-    (:mod:`ctxkeep.secrets`); the mask is a literal pattern, so a masked pin matches
+    (:mod:`ctxkeep.base.secrets`); the mask is a literal pattern, so a masked pin matches
     nothing when the run is replayed.
     """
     run_id = _masked(run_id)
@@ -95,7 +95,7 @@ def _digest(body: bytes, run: Mapping[str, Any]) -> str:
 
 def append_receipt(path: str | os.PathLike[str], block: bytes) -> None:
     """Append ``block`` to ``path`` in one write, on a fresh line; raises OSError when it
-    cannot (:func:`ctxkeep.paths.append_lines`)."""
+    cannot (:func:`ctxkeep.base.paths.append_lines`)."""
     append_lines(path, block)
 
 

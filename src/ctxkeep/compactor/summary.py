@@ -27,13 +27,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ctxkeep.base.messages import Dialect
+from ctxkeep.base.tokens import count_tokens
 from ctxkeep.compactor.facts import Fact, FactSource, collect_facts, select_facts
 from ctxkeep.compactor.pins import may_hold_constraints
 from ctxkeep.compactor.text import cut_utf8, utf8_size
 from ctxkeep.extract import extract_constraints
 from ctxkeep.extract._text import squash
-from ctxkeep.messages import Dialect
-from ctxkeep.tokens import count_tokens
 
 __all__ = [
     "SCAN_BYTES",

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ctxkeep.paths import append_lines, ctxkeep_home
+from ctxkeep.base.paths import append_lines, ctxkeep_home
 
 __all__ = [
     "LEDGER_NAME",

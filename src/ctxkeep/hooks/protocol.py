@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ctxkeep.paths import ctxkeep_home
+from ctxkeep.base.paths import ctxkeep_home
 
 __all__ = [
     "ERROR_LOG_NAME",

@@ -56,11 +56,11 @@ def report_named(name: str) -> Report:
 
 def render(name: str, result: AuditResult, *, show_secrets: bool = False) -> str:
     """``result`` in the format called ``name``, its secrets masked unless
-    ``show_secrets`` (:mod:`ctxkeep.secrets`: the finished text of every format is masked,
+    ``show_secrets`` (:mod:`ctxkeep.base.secrets`: the finished text of every format is masked,
     so nothing a format adds can carry a key out)."""
     text = report_named(name).render(result)
     if show_secrets:
         return text
-    from ctxkeep.secrets import mask_secrets
+    from ctxkeep.base.secrets import mask_secrets
 
     return mask_secrets(text)[0]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ctxkeep._version import __version__
-from ctxkeep.findings import Finding, Severity
+from ctxkeep.base.findings import Finding, Severity
 
 if TYPE_CHECKING:
     from ctxkeep.engine import AuditResult, CompactionCounts, PeakContext, SessionAudit

@@ -25,7 +25,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 from ctxkeep._version import __version__
-from ctxkeep.findings import Finding, Severity
+from ctxkeep.base.findings import Finding, Severity
 from ctxkeep.report.html_assets import PAGE_SIZE, css, script
 
 if TYPE_CHECKING:

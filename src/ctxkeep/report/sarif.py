@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ctxkeep._version import __version__
-from ctxkeep.findings import FINGERPRINT_SCHEME, Finding, Severity
+from ctxkeep.base.findings import FINGERPRINT_SCHEME, Finding, Severity
 from ctxkeep.report.data import items_detail
 
 if TYPE_CHECKING:

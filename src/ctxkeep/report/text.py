@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ctxkeep.findings import Confidence, Finding, Severity
+from ctxkeep.base.findings import Confidence, Finding, Severity
 from ctxkeep.log.model import located
 
 if TYPE_CHECKING:  # the engine (and the extractors under it) load only when auditing

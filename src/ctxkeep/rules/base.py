@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import ClassVar
 
-from ctxkeep.findings import (
+from ctxkeep.base.findings import (
     Confidence,
     Finding,
     ItemDetail,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ctxkeep.base.findings import Finding, Severity
 from ctxkeep.extract import unresolved_references
-from ctxkeep.findings import Finding, Severity
 from ctxkeep.rules.base import Rule
 from ctxkeep.rules.context import RuleContext
 

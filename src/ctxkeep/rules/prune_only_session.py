@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ctxkeep.findings import Finding, Severity
+from ctxkeep.base.findings import Finding, Severity
 from ctxkeep.rules.base import Rule
 from ctxkeep.rules.context import RuleContext
 

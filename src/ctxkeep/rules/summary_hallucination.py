@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ctxkeep.base.findings import Confidence, Finding, ItemDetail, Severity
 from ctxkeep.extract import Identifier, SourceIndex, canonical, extract_identifiers
 from ctxkeep.extract._text import words_of
 from ctxkeep.extract.claims import (
@@ -17,7 +18,6 @@ from ctxkeep.extract.claims import (
     extract_claims,
     ground_claim,
 )
-from ctxkeep.findings import Confidence, Finding, ItemDetail, Severity
 from ctxkeep.log.model import EventKind
 from ctxkeep.rules.base import Rule
 from ctxkeep.rules.context import CompactionView, RuleContext

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ctxkeep.findings import Finding, Severity
+from ctxkeep.base.findings import Finding, Severity
+from ctxkeep.base.tokens import count_tokens, estimate_tokens, token_bounds
 from ctxkeep.rules.base import Rule
 from ctxkeep.rules.context import RuleContext
 from ctxkeep.rules.sizes import estimated_size, size_bounds, size_of
-from ctxkeep.tokens import count_tokens, estimate_tokens, token_bounds
 
 __all__ = ["TokenAccounting"]
 
