@@ -24,11 +24,13 @@ from ctxkeep.extract import (
     rejection_feedback,
 )
 from ctxkeep.extract.choices import chosen_labels, option_title
-from ctxkeep.extract.constraints import extract_instructions
+from ctxkeep.extract.constraints import about, extract_instructions, is_negative
 from ctxkeep.extract.filters import is_omission_request
 from ctxkeep.extract.survival import text_carried
 from ctxkeep.extract.user_text import quoted_user_messages
-from ctxkeep.log.model import Compaction, CompactionStatus, Event, EventKind, Session
+from ctxkeep.hooks.ledger import LedgerItem, SessionLedger
+from ctxkeep.log.model import Compaction, CompactionStatus, Event, EventKind, HookRun, Session
+from ctxkeep.rules.hook_runs import could_reach_the_model
 
 __all__ = [
     "CompactionView",
@@ -73,6 +75,10 @@ class Origin(StrEnum):
     QUOTED = "quoted"
     """A message the previous summary quotes that the log does not hold (typed before
     the log's first line): it was carried by that summary."""
+    RESTORED = "restored"
+    """An instruction ctxkeep's hooks put back in context (the restore ledger) that no
+    summary or message in context held: its message was replaced by an earlier
+    compaction."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +105,10 @@ class JudgedConstraint:
     replaced; else the index of the compaction whose replaced text held it (0: a summary
     older than the log quoted it), which every summary since carried (kept or reworded).
     ``carrier`` is the summary sentence that carries it reworded (None when kept
-    verbatim or lost).
+    verbatim or lost). ``restored_after``: the compaction after which ctxkeep's
+    ``session-start`` hook restored it (restore ledger; kept while summaries carry it);
+    ``asked``: ctxkeep's ``pre-compact`` hook asked this compaction's summariser to keep
+    it.
     """
 
     constraint: Constraint
@@ -108,6 +117,8 @@ class JudgedConstraint:
     inherited_from: int | None = None
     carrier: str | None = None
     referent: str | None = None
+    restored_after: int | None = None
+    asked: bool = False
 
     @property
     def event(self) -> Event | None:
@@ -126,6 +137,11 @@ class JudgedConstraint:
     @property
     def inherited(self) -> bool:
         return self.inherited_from is not None
+
+    @property
+    def by_ctxkeep(self) -> bool:
+        """ctxkeep's hooks restored it, or asked this summariser to keep it."""
+        return self.restored_after is not None or self.asked
 
 
 def user_texts(events: tuple[Event, ...], skip: frozenset[str] = frozenset()) -> Iterator[UserText]:
@@ -152,12 +168,14 @@ class CompactionView:
         replaced_by: Mapping[int, int],
         outliving: tuple[Event, ...],
         judged: Callable[[int], tuple[JudgedConstraint, ...]] | None = None,
+        ledger: SessionLedger | None = None,
     ) -> None:
         self.session = session
         self.compaction = compaction
         self._replaced_by = replaced_by
         self._outliving = outliving
         self._judged = judged
+        self.ledger = ledger
 
     @cached_property
     def shadowed(self) -> tuple[Event, ...]:
@@ -201,6 +219,27 @@ class CompactionView:
         """False when nothing the summary could have been written from is in the log."""
         return bool(self.shadowed) or bool(self.compaction.previous_summary)
 
+    @cached_property
+    def previous_summarised(self) -> Compaction | None:
+        """The last compaction before this one that replaced the context (summarised)."""
+        earlier = [
+            c
+            for c in self.session.compactions
+            if c.index < self.compaction.index and c.status is CompactionStatus.SUMMARISED
+        ]
+        return earlier[-1] if earlier else None
+
+    @property
+    def ledger_texts(self) -> list[str]:
+        """What ctxkeep's hooks put in context before this summary was written (restore
+        ledger): what ``session-start`` printed after the previous compaction, and the
+        ``pre-compact`` directive given to this summariser. Empty without a ledger."""
+        if self.ledger is None:
+            return []
+        previous = self.previous_summarised
+        after = self.ledger.texts_after(previous.index) if previous is not None else []
+        return after + self.ledger.texts_before(self.compaction.index)
+
     def _source_tier(self, *, results: bool) -> Iterator[str]:
         """The conversation's texts (``results=False``) or the tool results' (``True``)."""
         if not results:
@@ -208,6 +247,7 @@ class CompactionView:
                 yield self.compaction.previous_summary
             if self.compaction.instructions:
                 yield self.compaction.instructions
+            yield from self.ledger_texts
         for events in (self.shadowed, self.visible, self.preserved, self.cleared):
             for event in events:
                 if (event.kind is EventKind.TOOL_RESULT) is not results:
@@ -228,7 +268,8 @@ class CompactionView:
         through tool output), injected context included (it was on screen), the events
         still in context that it did not replace (:attr:`visible`), the previous summary
         (a summary is written on a screen that already holds the one before), the events
-        kept beside the summary, and a manual compaction's instructions. Text that an
+        kept beside the summary, a manual compaction's instructions, and what ctxkeep's
+        hooks put in context (:attr:`ledger_texts`, with a ledger). Text that an
         earlier compaction replaced is not a source: only the previous summary carries it.
 
         The order only decides how soon a lookup ends (a match never spans two texts):
@@ -259,12 +300,26 @@ class CompactionView:
     def previous_opaque(self) -> bool:
         """The compaction before this one produced a summary nobody can read (Codex's
         encrypted compaction): what it carried into this summary's sources is hidden."""
-        earlier = [
-            c
-            for c in self.session.compactions
-            if c.index < self.compaction.index and c.status is CompactionStatus.SUMMARISED
-        ]
-        return bool(earlier) and earlier[-1].opaque
+        previous = self.previous_summarised
+        return previous is not None and previous.opaque
+
+    @cached_property
+    def unrecorded_hooks(self) -> tuple[HookRun, ...]:
+        """The hooks that ran in this compaction's window (after the previous summarised
+        compaction began, before this one) whose output could have reached the model and
+        which neither the log nor the restore ledger holds
+        (:func:`~ctxkeep.rules.hook_runs.could_reach_the_model`). A hook run before the
+        previous compaction is not one: what the previous summary kept of it is a
+        source, the rest was gone before this summary was written."""
+        previous = self.previous_summarised
+        first = previous.start_seq if previous is not None else 0
+        start = self.compaction.start_seq
+        return tuple(
+            run
+            for run in self.session.hook_runs
+            if first <= run.seq < start
+            and could_reach_the_model(run, self.session, ledger_read=self.ledger is not None)
+        )
 
     @cached_property
     def unanswered_calls(self) -> tuple[Event, ...]:

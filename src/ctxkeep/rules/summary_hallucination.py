@@ -201,8 +201,11 @@ def _hidden_reasons(view: CompactionView) -> list[str]:
         reasons.append(_MID_SESSION)
     if view.previous_opaque:
         reasons.append("the previous summary is encrypted: what it carried cannot be read")
-    if view.session.hooks_unrecorded:
-        reasons.append("hooks ran whose output is not in the log")
+    hooks = view.unrecorded_hooks
+    if hooks:
+        names = ", ".join(sorted({h.name or h.event or "hook" for h in hooks}))
+        ran = f"a {names} hook ran" if len(hooks) == 1 else f"{len(hooks)} hooks ({names}) ran"
+        reasons.append(f"{ran} before it whose output is not in the log")
     calls = view.unanswered_calls
     if calls:
         names = ", ".join(sorted({c.tool_name or "tool" for c in calls}))
@@ -425,8 +428,11 @@ class SummaryHallucination(Rule):
 
     Every item carries a confidence and a reason (``items_detail`` in JSON). High: absent
     in every spelling and nothing hidden could explain it; these make an ``error``
-    finding. Low, reported in a second finding at ``warn``: the session ran hooks whose
-    output the harness did not record, a tool call before the compaction has no result,
+    finding. Low, reported in a second finding at ``warn``: a hook ran before the
+    compaction whose output could have reached the model and is not recorded (not
+    Claude Code's internal callbacks, not a ``Stop`` hook the user answered, not
+    ctxkeep's own hooks when the restore ledger is read), a tool call before the
+    compaction has no result,
     the sources hold redacted text that may be the item, the figure is within 2 of one
     the sources give, a count no source states (it may have been counted), a quote not
     verbatim, or a tool the harness offers unlogged. When the log begins mid-session, the
