@@ -51,6 +51,7 @@ HOOKS = (
     HookSpec("PreCompact", None, "pre-compact", 30),
 )
 
+
 def is_ctxkeep_hook(hook: Any) -> bool:
     """A hook entry (``{"type": "command", "command": ...}``) that runs ``ctxkeep hook``."""
     return (

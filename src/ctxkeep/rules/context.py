@@ -23,8 +23,9 @@ from ctxkeep.extract import (
     judge_survival,
     rejection_feedback,
 )
+from ctxkeep.extract._words import about
 from ctxkeep.extract.choices import chosen_labels, option_title
-from ctxkeep.extract.constraints import about, extract_instructions, is_negative
+from ctxkeep.extract.constraints import extract_instructions, is_negative
 from ctxkeep.extract.filters import is_omission_request
 from ctxkeep.extract.survival import text_carried
 from ctxkeep.extract.user_text import quoted_user_messages
@@ -38,6 +39,7 @@ __all__ = [
     "RuleContext",
     "UserText",
     "is_user_instruction",
+    "ledger_constraint",
 ]
 
 
@@ -411,6 +413,28 @@ def _chosen(answer: str, agent_texts: list[str]) -> str | None:
     return "; ".join(t for t in titles if t) or None
 
 
+def _carried(j: JudgedConstraint, index: int) -> JudgedConstraint:
+    """``j``, kept by compaction ``index``'s summary, as the next compaction inherits it:
+    from where its text was replaced; what ctxkeep asked of this summariser is done."""
+    if j.inherited and not j.asked:
+        return j
+    return replace(
+        j, inherited_from=index if j.inherited_from is None else j.inherited_from, asked=False
+    )
+
+
+def ledger_constraint(item: LedgerItem) -> Constraint:
+    """A ledger item as the instruction it is: the hooks record an extracted
+    instruction's own text, so extracting it again gives it back; else (say, a secret in
+    it was masked) the whole text stands, with its kind from the ledger."""
+    key = _normal_form(item.text)
+    for constraint in extract_constraints(item.text):
+        if _normal_form(constraint.text) == key:
+            return constraint
+    keys, words = about(item.text)
+    return Constraint(item.text, item.kind, 0, len(item.text), is_negative(item.text), keys, words)
+
+
 def _judge(found: _Found, summary: str, carrier: str | None, since: int | None) -> JudgedConstraint:
     constraint, text, referent = found
     verdict = judge_survival(constraint, summary, also=(referent,) if referent else ())
@@ -421,10 +445,16 @@ def _judge(found: _Found, summary: str, carrier: str | None, since: int | None) 
 
 
 class RuleContext:
-    """The session under audit, with a cached :class:`CompactionView` per compaction."""
+    """The session under audit, with a cached :class:`CompactionView` per compaction.
 
-    def __init__(self, session: Session) -> None:
+    ``ledger``: the session's records in ctxkeep's restore ledger, when the audit reads
+    one (docs/hooks.md): what ctxkeep's hooks put in context is then a source of the
+    next summary, and a restored instruction is judged there.
+    """
+
+    def __init__(self, session: Session, ledger: SessionLedger | None = None) -> None:
         self.session = session
+        self.ledger = ledger
         self._views: dict[int, CompactionView] = {}
 
     @cached_property
@@ -465,7 +495,12 @@ class RuleContext:
         view = self._views.get(compaction.index)
         if view is None:
             view = CompactionView(
-                self.session, compaction, self._replaced_by, self._outliving, self.judged
+                self.session,
+                compaction,
+                self._replaced_by,
+                self._outliving,
+                self.judged,
+                self.ledger,
             )
             self._views[compaction.index] = view
         return view
@@ -579,16 +614,59 @@ class RuleContext:
                     continue
                 found = (j.constraint, j.source, j.referent)
                 judged.append(_judge(found, summary, j.carrier, j.inherited_from))
+            judged = self._with_ledger(view, judged, summary, still)
             # in the order they were given: the oldest inherited first, then this one's own
             order = {id(j): n for n, j in enumerate(judged)}
             judged.sort(key=lambda j: (j.inherited_from or compaction.index, order[id(j)]))
             timeline[compaction.index] = tuple(judged)
             carried = still + [
-                j if j.inherited else replace(j, inherited_from=compaction.index)
+                _carried(j, compaction.index)
                 for j in judged
                 if j.kept and j.source.origin is not Origin.COMPACT
             ]
         return timeline
+
+    def _with_ledger(
+        self,
+        view: CompactionView,
+        judged: list[JudgedConstraint],
+        summary: str,
+        in_context: list[JudgedConstraint],
+    ) -> list[JudgedConstraint]:
+        """``judged`` with what ctxkeep's hooks put in context before ``view``'s summary
+        (restore ledger): an instruction already judged is marked restored (or asked
+        for); one that is not is judged too, in force though no message in context holds
+        it (its message was replaced earlier), unless its message is still in context
+        (``in_context``: not the summary's to keep). Unchanged without a ledger."""
+        if self.ledger is None:
+            return judged
+        previous = view.previous_summarised
+        marks: dict[str, tuple[LedgerItem, int | None, bool]] = {}
+        if previous is not None:
+            for item in self.ledger.restored_after(previous.index):
+                marks.setdefault(_normal_form(item.text), (item, previous.index, False))
+        for item in self.ledger.asked_before(view.compaction.index):
+            key = _normal_form(item.text)
+            old = marks.get(key)
+            marks[key] = (item, old[1] if old else None, True)
+        for j in in_context:
+            marks.pop(_normal_form(j.constraint.text), None)
+        if not marks:
+            return judged
+        out: list[JudgedConstraint] = []
+        for j in judged:
+            mark = marks.pop(_normal_form(j.constraint.text), None)
+            if mark is None:
+                out.append(j)
+                continue
+            restored_after = j.restored_after if mark[1] is None else mark[1]
+            out.append(replace(j, restored_after=restored_after, asked=mark[2]))
+        for item, restored_after, asked in marks.values():
+            source = UserText(item.text, Origin.RESTORED, line=item.line)
+            found = (ledger_constraint(item), source, None)
+            j = _judge(found, summary, None, restored_after)
+            out.append(replace(j, restored_after=restored_after, asked=asked))
+        return out
 
     def views(self) -> Iterator[CompactionView]:
         """Views of every compaction, in order."""
