@@ -305,6 +305,12 @@ class CompactionView:
         previous = self.previous_summarised
         return previous is not None and previous.opaque
 
+    @property
+    def _ledger_holds_session(self) -> bool:
+        """The ledger read holds records of this session: it is the one ctxkeep's hooks
+        wrote to for it (they leave a record at every compaction they run after)."""
+        return self.ledger is not None and bool(self.ledger.records)
+
     @cached_property
     def unrecorded_hooks(self) -> tuple[HookRun, ...]:
         """The hooks that ran in this compaction's window (after the previous summarised
@@ -320,7 +326,7 @@ class CompactionView:
             run
             for run in self.session.hook_runs
             if first <= run.seq < start
-            and could_reach_the_model(run, self.session, ledger_read=self.ledger is not None)
+            and could_reach_the_model(run, self.session, ledger_read=self._ledger_holds_session)
         )
 
     @cached_property

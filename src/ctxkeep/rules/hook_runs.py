@@ -70,8 +70,9 @@ def could_reach_the_model(run: HookRun, session: Session, *, ledger_read: bool) 
     """Whether ``run``'s output could have been before the model with no record of it.
 
     Not Claude Code's internal callbacks, not a ``Stop`` hook the user answered, and not
-    ctxkeep's own hooks when the restore ledger was read (``ledger_read``: what they
-    printed is there; no record means they printed nothing). Every other hook counts:
+    ctxkeep's own hooks when the restore ledger read holds this session's records
+    (``ledger_read``: what they printed is there; they never print without leaving a
+    record first). Every other hook counts:
     ``SessionStart`` output (``additionalContext`` or stdout) is added to the context,
     ``UserPromptSubmit`` output too, and ``PreToolUse`` / ``PostToolUse`` hooks with a
     command can feed the model a reason or ``additionalContext`` that this log format
