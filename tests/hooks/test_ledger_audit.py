@@ -34,6 +34,7 @@ from tests.hooks.harness import (
 )
 from tests.rules.build import Step, build_claude_code_records
 
+ROOT = Path(__file__).resolve().parents[2]
 SESSION = "5e55a10e-0000-4000-8000-00000000c0de"  # the session id build.py writes
 SCOPE = "Only touch src/cache/lru.py and src/fetch.py"
 NEVER = "never edit src/cache/api.py: other teams import it"
@@ -157,6 +158,11 @@ def test_the_real_hooks_wrote_the_ledger(scenario: Scenario) -> None:
         ("pre-compact", 2, "asked"),
         ("session-start", 2, "restored"),
     ]
+    # The hook judges with the ledger too: its own trace in the transcript does not make
+    # it shy of cautioning about what no source holds.
+    last = ledger_lines(scenario.home)[-1]
+    assert [i["text"] for i in last["items"]] == [SCOPE]
+    assert [c["text"] for c in last["cautions"]] == ["src/cache/ttl.py"]
 
 
 def test_a_summary_repeating_a_restored_instruction_is_grounded(scenario: Scenario) -> None:
@@ -230,6 +236,13 @@ def test_text_diff_and_html_reports_say_restored_by_ctxkeep(scenario: Scenario) 
     assert '"restored_after":1' in html.stdout.replace(" ", "")
     plain = run_ctxkeep(scenario.home, "audit", "--no-ledger", str(scenario.transcript))
     assert "restored by ctxkeep" not in plain.stdout
+    # The README and docs/hooks.md show this very output.
+    lines = text.stdout.splitlines()
+    at = lines.index("  ctxkeep hooks (restore ledger):")
+    shown = " ".join(" ".join(lines[at : at + 3]).split())
+    for doc in (ROOT / "README.md", ROOT / "docs" / "hooks.md"):
+        blocks = doc.read_text(encoding="utf-8").split("```")[1::2]
+        assert shown in [" ".join(b.split()) for b in blocks], doc
 
 
 def scenario_ledger(scenario: Scenario) -> str:

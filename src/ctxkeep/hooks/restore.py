@@ -36,6 +36,7 @@ from ctxkeep.hooks.judgement import (
 from ctxkeep.hooks.ledger import (
     LedgerItem,
     LedgerRecord,
+    SessionLedger,
     append_record,
     ledger_lock,
     read_ledger,
@@ -219,7 +220,7 @@ def _session_start(
         )
         return None
     session, compaction = found
-    verdict = judge_compaction(session, compaction)
+    verdict = judge_compaction(session, compaction, SessionLedger(tuple(records)))
     record = LedgerRecord(
         event="session-start",
         session_id=key,
