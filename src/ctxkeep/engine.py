@@ -20,7 +20,7 @@ from ctxkeep._gc import cyclic_gc_paused
 from ctxkeep.config import AuditConfig
 from ctxkeep.extract import Survival, judge_survival, unresolved_references
 from ctxkeep.findings import Confidence, Finding, Severity
-from ctxkeep.hooks.ledger import Ledger, SessionLedger
+from ctxkeep.hooks.ledger import Ledger, LedgerItem, SessionLedger
 from ctxkeep.log.adapters import ReadOptions
 from ctxkeep.log.model import Compaction, CompactionStatus, EventKind, Session
 from ctxkeep.log.reader import discover, read_session
@@ -144,24 +144,21 @@ class HookActivity:
     cautioned: tuple[str, ...] = ()
 
 
-def _asked_kept(view: CompactionView, asked: Sequence[str]) -> tuple[str, ...] | None:
+def _asked_kept(view: CompactionView, asked: Sequence[LedgerItem]) -> tuple[str, ...] | None:
     """Which of the ``asked`` instructions ``view``'s summary kept; None: no summary."""
     summary = view.summary
-    if summary is None or view.compaction.status is not CompactionStatus.SUMMARISED:
+    if summary is None:
         return None
-    judged = {" ".join(j.constraint.text.casefold().split()): j for j in view.constraints}
     kept: list[str] = []
-    for text in asked:
-        j = judged.get(" ".join(text.casefold().split()))
-        if j is not None:
-            survived = j.kept
+    for item in asked:
+        judged = view.judged_as(item.text)
+        if judged is not None:
+            survived = judged.kept
         else:  # its message is still in context: judged by its words alone
-            from ctxkeep.hooks.ledger import LedgerItem
-
-            constraint = ledger_constraint(LedgerItem(text, "obligation"))
-            survived = judge_survival(constraint, summary).survival is not Survival.LOST
+            verdict = judge_survival(ledger_constraint(item), summary)
+            survived = verdict.survival is not Survival.LOST
         if survived:
-            kept.append(text)
+            kept.append(item.text)
     return tuple(kept)
 
 
@@ -178,11 +175,11 @@ def hook_activity(ctx: RuleContext) -> tuple[HookActivity, ...]:
         compaction = by_index.get(index)
         if compaction is None:
             continue
-        asked = tuple(i.text for i in ledger.asked_before(index))
+        asked = ledger.asked_before(index)
         out.append(
             HookActivity(
                 compaction=index,
-                asked=asked,
+                asked=tuple(i.text for i in asked),
                 asked_kept=_asked_kept(ctx.view(compaction), asked) if asked else None,
                 restore=ledger.restore_status(index),
                 restored=tuple(i.text for i in ledger.restored_after(index)),

@@ -373,6 +373,12 @@ class CompactionView:
             yield UserText(self.compaction.instructions, Origin.COMPACT, line=self.compaction.line)
         yield from user_texts(self.shadowed, compact_arguments)
 
+    def judged_as(self, text: str) -> JudgedConstraint | None:
+        """The instruction judged at this compaction whose text is ``text`` (compared
+        case- and space-insensitively), or None."""
+        key = _normal_form(text)
+        return next((j for j in self.constraints if _normal_form(j.constraint.text) == key), None)
+
     @property
     def constraints(self) -> tuple[JudgedConstraint, ...]:
         """The standing instructions judged at this compaction, each once: those of the
