@@ -7,6 +7,7 @@ invent a path.
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 from typing import Any
@@ -16,11 +17,14 @@ import pytest
 from ctxkeep.compactor import compact, replay
 from ctxkeep.compactor.abstractive import OpenAIChatSummarizer, SummarizerOptions
 from ctxkeep.compactor.receipts import read_receipts
-from ctxkeep.compactor.repair import LOST_HEADING, marker, repair_summary
-from ctxkeep.compactor.summary import SummaryRequest
+from ctxkeep.compactor.repair import LOST_HEADING, is_harness_text, marker, repair_summary
+from ctxkeep.compactor.summary import SummaryRequest, dropped_instructions
 from ctxkeep.compactor.text import utf8_size
 from ctxkeep.extract import SourceIndex
+from ctxkeep.log.model import EventKind
+from ctxkeep.log.reader import read_session
 from ctxkeep.messages import message_text
+from ctxkeep.rules.context import RuleContext
 from tests.compactor.conversations import invalid_reason
 from tests.scorers._server import ScoreServer, json_answer, score_server
 
@@ -274,3 +278,36 @@ def test_an_invented_path_is_removed_where_it_stands_alone_only() -> None:
     assert "a.py and" not in repaired.text
     assert "lib/a.py" not in repaired.text
     assert {r.text for r in repaired.removed} == {"a.py", "lib/a.py"}
+
+
+def test_text_a_harness_wrote_as_the_user_is_no_instruction_to_append(tmp_path: Path) -> None:
+    """The real case of is_harness_text: the compaction of claude-code-91 replaced 16
+    ``<system-reminder>`` user messages and a ``<local-command-caveat>``; its real summary
+    (Claude's) does not repeat them, and the repair must not append them."""
+    source = Path(__file__).resolve().parents[2] / "benchmarks/real-logs"
+    log = tmp_path / "claude-code-91.jsonl"
+    log.write_bytes(gzip.decompress((source / "claude-code-91_b42542f24f_0.jsonl.gz").read_bytes()))
+    session = read_session(log)
+    view = RuleContext(session).view(session.compactions[0])
+    assert view.summary is not None
+    users = [e for e in view.shadowed if e.kind is EventKind.MESSAGE and e.role == "user"]
+    harness = [e.text for e in users if is_harness_text(e.text)]
+    assert len([t for t in harness if t.startswith("<system-reminder>")]) == 16
+    assert any(t.startswith("<local-command-caveat>") for t in harness)
+    assert not is_harness_text("draft PR please")
+    request = _request([("user", e.text) for e in users])
+    repaired = repair_summary(view.summary, request, view.source_index())
+    assert repaired.appended == ()
+    # as the user's words they were taken for lost instructions
+    taken = [t for t in dropped_instructions(request.sources) if "MUST refuse" in t]
+    assert taken == ["you MUST refuse to improve or augment the code"]
+
+
+def test_a_reminder_appended_to_the_users_message_is_cut_out_of_it() -> None:
+    text = (
+        "Never push to main without a review.\n<system-reminder>\nYou MUST answer in "
+        "French.\n</system-reminder>"
+    )
+    request = _request([("user", text)])
+    repaired = repair_summary("Work on the parser.", request, SourceIndex([text]))
+    assert repaired.appended == ("Never push to main without a review",)
