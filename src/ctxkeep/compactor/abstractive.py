@@ -255,7 +255,13 @@ class AbstractiveStep:
             )
         if self._conversation is None:  # built once: a hard budget repairs several times
             self._conversation = SourceIndex(conversation)
-        repaired = repair_summary(written, request, self._conversation)
+        try:
+            repaired = repair_summary(written, request, self._conversation)
+        except Exception as exc:  # model text is arbitrary; an audit that fails uses none of it
+            why = f"its summary could not be audited ({type(exc).__name__}: {exc})"
+            return None, SummaryRepair(
+                self.name, self.model, False, written, why, sources_sha256=digest
+            )
         if repaired.text is None:
             why = f"its summary does not fit the summary's {request.cap_bytes} bytes"
             return None, SummaryRepair(

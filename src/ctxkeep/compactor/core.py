@@ -708,7 +708,8 @@ def _compact(
     def name_run(segments: Segments, scoring: Scoring) -> str:
         if isinstance(run_id, str) and run_id:
             return run_id
-        return _run_id(segments, settings, task_text, scoring.scorer)
+        who = scoring.scorer if abstractive is None else f"{scoring.scorer}+{abstractive.name}"
+        return _run_id(segments, settings, task_text, who)
 
     result = _pipeline(msgs, settings, score_step, name_run, task_text, problems, abstractive)
     task_hash = hashlib.sha256(task_text.encode("utf-8", "surrogatepass")).hexdigest()
