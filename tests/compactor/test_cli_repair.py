@@ -60,6 +60,15 @@ def test_the_cli_repairs_the_models_summary_and_replay_reproduces_it(tmp_path: P
     assert again.returncode == 0, again.stderr
     assert again.stdout == proc.stdout
     assert "summary by replay:openai-chat (model summ-1)" in again.stderr
+    listed = run_cli("receipts", receipt)
+    assert listed.returncode == 0, listed.stderr
+    assert (
+        "    summary by openai-chat (model summ-1), audited: 2 lost instruction(s) appended, "
+        "1 invented item(s) removed"
+    ) in listed.stdout
+    (run,) = json.loads(run_cli("receipts", receipt, "--format", "json").stdout)["runs"]
+    assert run["summary"]["removed"] == [INVENTED]
+    assert CONSTRAINT in run["summary"]["appended"]
 
 
 def test_the_endpoint_comes_from_the_environment_as_the_scorers_does(tmp_path: Path) -> None:
