@@ -55,9 +55,10 @@ def _summarizer_summary(record: Any) -> dict[str, Any] | None:
 @text_or_json_option
 def receipts_command(path: str, output: str) -> None:
     """Summarise the receipts file PATH: each trusted run (scorer, kept and dropped, bytes
-    before -> after, why messages were kept or dropped, who wrote the summary and what
-    its audit changed when a --summarizer wrote it) and every line that is not trusted
-    (a torn last line, a run cut short). Exits 2 when no run can be trusted.
+    before -> after, why messages were kept or dropped) and every line that is not trusted
+    (a torn last line, a run cut short). A run whose summary a model wrote (compact
+    --summarizer) also says who wrote it and what its audit changed. Exits 2 when no run
+    can be trusted.
     """
     from ctxkeep.compactor import read_receipts
     from ctxkeep.log.model import located
