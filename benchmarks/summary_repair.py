@@ -15,7 +15,9 @@ instructions, CK002's items: high confidence, and all), and the repair's time be
 audit's judgement of the same compaction (in the same run). The audit lowers an item's
 confidence when the log hides something (a hook's output, a call's result); the repair,
 given every message, knows of nothing hidden, so it may remove an item the audit only
-doubts.
+doubts. CK003 also judges instructions inherited from the previous summary; the repair
+reads only the replaced messages, as in ctxkeep's own compactions, where the previous
+summary is a system message and always kept.
 
     .venv/bin/python benchmarks/summary_repair.py /tmp/real/*.jsonl
 """
