@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     from ctxkeep.base.tokens import estimate_tokens as estimate_tokens
     from ctxkeep.compactor import CompactionResult as CompactionResult
     from ctxkeep.compactor import Decision as Decision
+    from ctxkeep.compactor import OpenAIChatSummarizer as OpenAIChatSummarizer
+    from ctxkeep.compactor import SummaryRepair as SummaryRepair
+    from ctxkeep.compactor import SummaryRequest as SummaryRequest
     from ctxkeep.compactor import compact as compact
     from ctxkeep.compactor import replay as replay
     from ctxkeep.engine import AuditResult as AuditResult

@@ -19,12 +19,13 @@ from dataclasses import dataclass, field
 from ctxkeep.base._gc import cyclic_gc_paused
 from ctxkeep.base.findings import Confidence, Finding, Severity
 from ctxkeep.config import AuditConfig
-from ctxkeep.extract import Survival, unresolved_references
+from ctxkeep.extract import Survival, judge_survival, unresolved_references
+from ctxkeep.hooks.ledger import Ledger, LedgerItem, SessionLedger
 from ctxkeep.log.adapters import ReadOptions
 from ctxkeep.log.model import Compaction, CompactionStatus, EventKind, Session
 from ctxkeep.log.reader import discover, read_session
 from ctxkeep.rules import RULES, Rule, RuleContext, select_rules
-from ctxkeep.rules.context import JudgedConstraint
+from ctxkeep.rules.context import CompactionView, JudgedConstraint, ledger_constraint
 from ctxkeep.rules.summary_hallucination import invented_items
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "CompactionCounts",
     "CompactionDiff",
     "ConstraintRow",
+    "HookActivity",
     "InventedItem",
     "NoSuchCompactionError",
     "PeakContext",
@@ -123,8 +125,77 @@ class Problem:
 
 
 @dataclass(frozen=True, slots=True)
+class HookActivity:
+    """What ctxkeep's hooks did around one compaction, from the restore ledger.
+
+    ``asked``: the instructions the ``pre-compact`` hook asked this compaction's
+    summariser to keep verbatim; ``asked_kept``: those its summary kept (verbatim or
+    reworded), None when there is no summary to judge (prevention, measured).
+    ``restore``: what ``session-start`` found right after it (``restored``,
+    ``cautioned``, ``nothing-lost``, ``not-auditable``; None: no record), ``restored``
+    the instructions it put back and ``cautioned`` the summary items it named.
+    """
+
+    compaction: int
+    asked: tuple[str, ...] = ()
+    asked_kept: tuple[str, ...] | None = None
+    restore: str | None = None
+    restored: tuple[str, ...] = ()
+    cautioned: tuple[str, ...] = ()
+
+
+def _asked_kept(view: CompactionView, asked: Sequence[LedgerItem]) -> tuple[str, ...] | None:
+    """Which of the ``asked`` instructions ``view``'s summary kept; None: no summary."""
+    summary = view.summary
+    if summary is None:
+        return None
+    kept: list[str] = []
+    for item in asked:
+        judged = view.judged_as(item.text)
+        if judged is not None:
+            survived = judged.kept
+        else:  # its message is still in context: judged by its words alone
+            verdict = judge_survival(ledger_constraint(item), summary)
+            survived = verdict.survival is not Survival.LOST
+        if survived:
+            kept.append(item.text)
+    return tuple(kept)
+
+
+def hook_activity(ctx: RuleContext) -> tuple[HookActivity, ...]:
+    """What ctxkeep's hooks did around each compaction of ``ctx``'s session, from its
+    ledger records (empty without a ledger); records of a compaction the log does not
+    hold (yet) are left out."""
+    ledger = ctx.ledger
+    if ledger is None:
+        return ()
+    by_index = {c.index: c for c in ctx.session.compactions}
+    out: list[HookActivity] = []
+    for index in ledger.compactions():
+        compaction = by_index.get(index)
+        if compaction is None:
+            continue
+        asked = ledger.asked_before(index)
+        out.append(
+            HookActivity(
+                compaction=index,
+                asked=tuple(i.text for i in asked),
+                asked_kept=_asked_kept(ctx.view(compaction), asked) if asked else None,
+                restore=ledger.restore_status(index),
+                restored=tuple(i.text for i in ledger.restored_after(index)),
+                cautioned=tuple(i.text for i in ledger.cautioned_after(index)),
+            )
+        )
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
 class SessionAudit:
-    """The audit of one session: its figures and its sorted findings."""
+    """The audit of one session: its figures and its sorted findings.
+
+    ``hooks``: what ctxkeep's hooks did around its compactions, and ``ledger`` its
+    records in the restore ledger, when the audit read one (else empty and None).
+    """
 
     path: str
     format: str
@@ -136,6 +207,8 @@ class SessionAudit:
     peak: PeakContext
     findings: tuple[Finding, ...]
     baselined: int = 0
+    hooks: tuple[HookActivity, ...] = ()
+    ledger: SessionLedger | None = None
 
     @property
     def constraints_lost(self) -> int:
@@ -206,9 +279,11 @@ def audit_session(
     rules: Sequence[Rule] = RULES,
     *,
     baseline: frozenset[str] = frozenset(),
+    ledger: SessionLedger | None = None,
 ) -> SessionAudit:
-    """Run ``rules`` over one session; findings in ``baseline`` are left out (counted)."""
-    ctx = RuleContext(session)
+    """Run ``rules`` over one session; findings in ``baseline`` are left out (counted).
+    ``ledger``: the session's records in ctxkeep's restore ledger, read with it."""
+    ctx = RuleContext(session, ledger)
     with cyclic_gc_paused():  # the rules allocate many small acyclic objects (see _gc)
         found = [f for rule in rules for f in rule.check(ctx)]
     kept = [f for f in found if f.fingerprint not in baseline]
@@ -224,7 +299,27 @@ def audit_session(
         peak=PeakContext.of(session),
         findings=tuple(sorted(kept, key=Finding.sort_key)),
         baselined=len(found) - len(kept),
+        hooks=hook_activity(ctx),
+        ledger=ledger,
     )
+
+
+LedgerSource = str | os.PathLike[str] | Ledger
+"""A restore ledger: its path, or one already read (:class:`~ctxkeep.hooks.ledger.Ledger`)."""
+
+
+def _read_ledger(ledger: LedgerSource | None) -> tuple[Ledger | None, list[Problem]]:
+    """The ledger to audit with, or None and the problem when it cannot be read."""
+    if ledger is None or isinstance(ledger, Ledger):
+        return ledger, []
+    try:
+        return Ledger.read(ledger), []
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, [Problem(os.fspath(ledger), 0, f"restore ledger not read: {exc}")]
+
+
+def _of_session(ledger: Ledger | None, session: Session) -> SessionLedger | None:
+    return None if ledger is None else ledger.for_session(session.session_id, session.path)
 
 
 Source = str | os.PathLike[str] | Session
@@ -301,6 +396,7 @@ def audit(
     log_format: str | None = None,
     options: ReadOptions | None = None,
     baseline: frozenset[str] = frozenset(),
+    ledger: LedgerSource | None = None,
 ) -> AuditResult:
     """Audit one session, a log file, a folder of logs, or several of these.
 
@@ -308,10 +404,13 @@ def audit(
     names, id prefixes and ``ALL`` are accepted; an unknown one raises
     :class:`~ctxkeep.rules.UnknownRuleError`. Sessions come back in the order given
     (folders in path order); unreadable sources are in ``problems``, never raised.
+    ``ledger``: ctxkeep's restore ledger (``CTXKEEP_HOME/restores.jsonl``, written by its
+    hooks; docs/hooks.md) to read what the hooks put in each session's context; none by
+    default. One that cannot be read is a problem; its torn or foreign lines are skipped.
     """
     rules = _rules(select, ignore, config)
     sessions: list[SessionAudit] = []
-    problems: list[Problem] = []
+    book, problems = _read_ledger(ledger)
     # Paused from reading to verdict: a session read is millions of acyclic objects, freed
     # by reference counting once audited; with the collector on, they would first be
     # walked by each collection the audit triggers (300 MB log: 1.96 -> 1.62 s audit).
@@ -323,7 +422,8 @@ def audit(
                 continue
             problems.extend(_problems(item))
             if item.readable:
-                sessions.append(audit_session(item, rules, baseline=baseline))
+                of_session = _of_session(book, item)
+                sessions.append(audit_session(item, rules, baseline=baseline, ledger=of_session))
         item = None  # the last session goes before the collector is back
     return AuditResult(tuple(sessions), tuple(problems), rules)
 
@@ -334,15 +434,44 @@ def _audit_one(
     log_format: str | None,
     summary_index: int | None,
     baseline: frozenset[str],
+    ledger: Ledger | None = None,
 ) -> tuple[SessionAudit | None, list[Problem]]:
     """One session in a worker process (plain arguments, so it pickles cheaply)."""
     with cyclic_gc_paused():  # as in audit(): the session is freed before it resumes
         session = read_session(path, format=log_format, options=ReadOptions(summary_index))
         rules = tuple(r for r in RULES if r.id in rule_ids)
-        audited = audit_session(session, rules, baseline=baseline) if session.readable else None
+        audited = None
+        if session.readable:
+            of_session = _of_session(ledger, session)
+            audited = audit_session(session, rules, baseline=baseline, ledger=of_session)
         problems = _problems(session)
         del session
     return audited, problems
+
+
+@dataclass(slots=True)
+class _Worker:
+    """What a sweep's worker process is given once, when it starts: the ledger (passed
+    with every session, it would be pickled once per session)."""
+
+    ledger: Ledger | None = None
+
+
+_worker = _Worker()
+
+
+def _start_worker(ledger: Ledger | None) -> None:
+    _worker.ledger = ledger
+
+
+def _audit_in_worker(
+    path: str,
+    rule_ids: tuple[str, ...],
+    log_format: str | None,
+    summary_index: int | None,
+    baseline: frozenset[str],
+) -> tuple[SessionAudit | None, list[Problem]]:
+    return _audit_one(path, rule_ids, log_format, summary_index, baseline, _worker.ledger)
 
 
 def sweep(
@@ -357,16 +486,17 @@ def sweep(
     jobs: int | None = None,
     on_found: Callable[[int], None] | None = None,
     on_done: Callable[[SessionAudit | None], None] | None = None,
+    ledger: LedgerSource | None = None,
 ) -> AuditResult:
     """Audit every session under ``folders``, ``jobs`` processes at a time (default: one
     per core; 1 runs in this process), ranked by damage: errors first, then constraints
     lost, then warnings. ``on_found(n)`` is told how many sources there are and
     ``on_done`` is called as each finishes (for a progress bar; the library prints
-    nothing)."""
+    nothing). ``ledger``: ctxkeep's restore ledger, as for :func:`audit`."""
     rules = _rules(select, ignore, config)
     rule_ids = tuple(r.id for r in rules)
     summary_index = (options or ReadOptions()).summary_index
-    problems: list[Problem] = []
+    book, problems = _read_ledger(ledger)
     paths: list[str] = []
     for found in discover(os.fspath(f) for f in folders):
         if isinstance(found, tuple):
@@ -388,11 +518,13 @@ def sweep(
 
     if workers <= 1 or len(paths) <= 1:
         for path in paths:
-            collect(_audit_one(path, rule_ids, log_format, summary_index, baseline))
+            collect(_audit_one(path, rule_ids, log_format, summary_index, baseline, book))
     else:
-        with ProcessPoolExecutor(max_workers=min(workers, len(paths))) as pool:
+        with ProcessPoolExecutor(
+            max_workers=min(workers, len(paths)), initializer=_start_worker, initargs=(book,)
+        ) as pool:
             futures = [
-                pool.submit(_audit_one, p, rule_ids, log_format, summary_index, baseline)
+                pool.submit(_audit_in_worker, p, rule_ids, log_format, summary_index, baseline)
                 for p in paths
             ]
             for future in as_completed(futures):
@@ -410,7 +542,10 @@ class ConstraintRow:
     ``compact`` (``/compact`` arguments; ``seq`` and ``line`` are then the compaction's).
     ``inherited_from``: None when the compaction replaced the text it stood in, else the
     compaction that did (every summary since carried it). ``carried_as``: the summary
-    sentence that carries it (None when lost).
+    sentence that carries it (None when lost). ``restored_after``: the compaction after
+    which ctxkeep's hook restored it; ``asked``: ctxkeep's ``pre-compact`` hook asked
+    this summariser to keep it (both from the restore ledger; origin ``restored`` when
+    only the ledger holds it).
     """
 
     text: str
@@ -422,6 +557,8 @@ class ConstraintRow:
     origin: str = "message"
     inherited_from: int | None = None
     carried_as: str | None = None
+    restored_after: int | None = None
+    asked: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -449,6 +586,7 @@ class CompactionDiff:
     ghost_references: tuple[str, ...]
     findings: tuple[Finding, ...]
     has_history: bool
+    hooks: HookActivity | None = None
 
 
 class NoSuchCompactionError(LookupError):
@@ -475,6 +613,8 @@ def _constraint_row(j: JudgedConstraint, compaction: Compaction) -> ConstraintRo
         origin=j.source.origin.value,
         inherited_from=j.inherited_from,
         carried_as=j.carrier,
+        restored_after=j.restored_after,
+        asked=j.asked,
     )
 
 
@@ -493,6 +633,7 @@ def diff(
     log_format: str | None = None,
     options: ReadOptions | None = None,
     session_findings: Sequence[Finding] | None = None,
+    ledger: LedgerSource | SessionLedger | None = None,
 ) -> CompactionDiff:
     """Take compaction number ``compaction`` (1-based) of one session apart.
 
@@ -501,6 +642,8 @@ def diff(
     ``session_findings``: the session's audit findings when the caller already has them
     (the HTML report diffs every compaction: auditing the session again each time was
     two thirds of its time); by default the session is audited with every rule.
+    ``ledger``: ctxkeep's restore ledger, as for :func:`audit` (or the session's records
+    in it); one that cannot be read raises ``OSError``.
     """
     if isinstance(path_or_session, Session):
         session = path_or_session
@@ -515,7 +658,12 @@ def diff(
             f"{session.path}: no compaction {compaction}; the log has "
             f"{len(session.compactions)}" + (f" ({why})" if why else "")
         )
-    ctx = RuleContext(session)
+    if isinstance(ledger, SessionLedger) or ledger is None:
+        of_session = ledger
+    else:
+        book = ledger if isinstance(ledger, Ledger) else Ledger.read(ledger)
+        of_session = book.for_session(session.session_id, session.path)
+    ctx = RuleContext(session, of_session)
     view = ctx.view(chosen)
     kinds = Counter(e.kind.value for e in view.shadowed)
     rows = tuple(_constraint_row(j, chosen) for j in view.constraints)
@@ -529,7 +677,9 @@ def diff(
         )
     if summary is not None:
         ghosts = tuple(dict.fromkeys(r.text for r in unresolved_references(summary)))
-    findings = audit_session(session).findings if session_findings is None else session_findings
+    if session_findings is None:
+        session_findings = audit_session(session, ledger=of_session).findings
+    hooks = next((h for h in hook_activity(ctx) if h.compaction == compaction), None)
     return CompactionDiff(
         path=session.path,
         compaction=chosen,
@@ -540,6 +690,7 @@ def diff(
         constraints=rows,
         invented=invented,
         ghost_references=ghosts,
-        findings=tuple(f for f in findings if f.compaction == compaction),
+        findings=tuple(f for f in session_findings if f.compaction == compaction),
         has_history=view.has_history,
+        hooks=hooks,
     )

@@ -140,8 +140,8 @@ def build_claude_code_records(steps: list[Step], *, mid_session: bool = False) -
     """The lines of a Claude Code session log (the harness's own record shapes, as in the
     real logs of benchmarks/real-logs/) for the same shorthand as :func:`build_records`,
     restricted to ``user``, ``assistant``, ``call``, ``result`` and ``compact`` (keys
-    ``summary``, ``trigger``), plus ``["hook", event]`` (a ``hook_progress`` record, whose
-    output Claude Code does not record).
+    ``summary``, ``trigger``), plus ``["hook", event]`` or ``["hook", event, name,
+    command]`` (a ``hook_progress`` record, whose output Claude Code does not record).
 
     ``mid_session``: the first record's ``parentUuid`` names a record that is not in the
     file, as in a log that begins mid-session.
@@ -183,7 +183,10 @@ def build_claude_code_records(steps: list[Step], *, mid_session: bool = False) -
             block = {"type": "tool_result", "tool_use_id": step[1], "content": _text(step[2])}
             emit("user", message={"role": "user", "content": [block]})
         elif kind == "hook":
-            emit("progress", data={"type": "hook_progress", "hookEvent": step[1]})
+            data = {"type": "hook_progress", "hookEvent": step[1]}
+            if len(step) > 2:
+                data.update(hookName=step[2], command=step[3])
+            emit("progress", data=data)
         elif kind == "compact":
             spec: dict[str, Any] = step[1]
             logical = parent

@@ -95,6 +95,8 @@ class Finding:
     summary. ``confidence`` is LOW when the log cannot show enough to be sure, and the
     message then says why. ``items_detail`` (CK002) gives each item its kind, confidence
     and reason, in the order of ``items``; rules with no more to say leave it empty.
+    ``restored`` (CK003) holds the items ctxkeep's hooks had put back in context (the
+    restore ledger): reports mark them "restored by ctxkeep".
     """
 
     rule_id: str
@@ -109,6 +111,7 @@ class Finding:
     confidence: Confidence = Confidence.HIGH
     fingerprint: str = field(default="", compare=False)
     items_detail: tuple[ItemDetail, ...] = ()
+    restored: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.fingerprint:  # rules pass the session id; else the file name stands

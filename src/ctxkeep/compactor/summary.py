@@ -14,7 +14,8 @@ gave them (which receipts record), so ``replay`` writes the same summary.
 The seam for other summarisers: :func:`extractive_summary` is a :data:`Summarizer`, a
 function of a :class:`SummaryRequest` that returns the text (or None). The compactor
 calls the summariser in one place and then holds the text to the request's caps with
-:func:`held_to_caps`, so whatever writes the text, the budget holds.
+:func:`held_to_caps`, so whatever writes the text, the budget holds. An abstractive
+summariser's text is audited and repaired first (:mod:`ctxkeep.compactor.repair`).
 
 The summary is a message in the caller's own dialect. Anthropic messages have no
 ``system`` role (the system prompt is a separate request field), so there the summary is
@@ -40,6 +41,7 @@ __all__ = [
     "Summarizer",
     "SummaryRequest",
     "conversation_dialect",
+    "dropped_instructions",
     "extractive_summary",
     "held_to_caps",
     "scan_limit",
@@ -90,7 +92,7 @@ def _header(request: SummaryRequest, room: int) -> str:
     return f"[ctxkeep] {n} message{'s' if n != 1 else ''} compacted; by message number:"
 
 
-def _instructions(sources: Sequence[FactSource]) -> list[str]:
+def dropped_instructions(sources: Sequence[FactSource]) -> list[str]:
     """The standing instructions in the dropped user texts, verbatim, oldest first, once
     (extracted here only for the sources that do not carry them already)."""
     users = sorted((s for s in sources if s.role == "user"), key=lambda s: s.index)
@@ -194,7 +196,7 @@ def extractive_summary(request: SummaryRequest) -> str | None:
     if utf8_size(header) > request.cap_bytes:
         return None
     packer = _Packer(header, request.cap_bytes)
-    for text in _instructions(request.sources):
+    for text in dropped_instructions(request.sources):
         packer.add_instruction(text)
     for fact in select_facts(_candidate_facts(request)):
         if packer.room() < _MIN_FACT_BYTES:

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ctxkeep.extract import Survival, constraint_survives, extract_constraints
+from ctxkeep.hooks.ledger import SessionLedger
 from ctxkeep.log.model import Compaction, CompactionStatus, Session
 from ctxkeep.rules.context import CompactionView, RuleContext, is_user_instruction
 from ctxkeep.rules.summary_hallucination import invented_items
@@ -89,12 +90,16 @@ def _unsupported(view: CompactionView) -> tuple[UnsupportedItem, ...]:
     )
 
 
-def judge_compaction(session: Session, compaction: Compaction) -> CompactionVerdict:
-    """What ``compaction`` (one of ``session``'s) lost and invented, as the auditor judges."""
+def judge_compaction(
+    session: Session, compaction: Compaction, ledger: SessionLedger | None = None
+) -> CompactionVerdict:
+    """What ``compaction`` (one of ``session``'s) lost and invented, as the auditor judges
+    with ``ledger``, the session's records in the restore ledger: what the hooks put in
+    context before it is a source, and their own trace in the transcript hides nothing."""
     index = compaction.index
     if compaction.status is not CompactionStatus.SUMMARISED:
         return CompactionVerdict(index, False, f"the compaction is {compaction.status.value}")
-    view = RuleContext(session).view(compaction)
+    view = RuleContext(session, ledger).view(compaction)
     summary = view.summary
     if summary is None:
         why = "its summary is opaque (encrypted)" if compaction.opaque else "it has no summary"

@@ -15,13 +15,15 @@ would block a compaction). See docs/hooks.md.
 from __future__ import annotations
 
 import json
+import re
 import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ctxkeep.base.paths import ctxkeep_home
+from ctxkeep.base.paths import append_lines, ctxkeep_home
+from ctxkeep.base.secrets import mask_secrets
 
 __all__ = [
     "ERROR_LOG_NAME",
@@ -29,6 +31,8 @@ __all__ = [
     "HookInput",
     "HookInputError",
     "fit_lines",
+    "instruction_line",
+    "is_ctxkeep_command",
     "log_hook_error",
     "parse_hook_input",
     "session_start_output",
@@ -38,6 +42,19 @@ ERROR_LOG_NAME = "hook-errors.log"
 MAX_STDIN_BYTES = 1 << 20
 """Hook input is a few hundred bytes; more than this is not a harness talking."""
 _ERROR_LOG_LIMIT = 1 << 20
+
+
+# ctxkeep's hook commands: ``ctxkeep hook session-start`` / ``pre-compact`` as `ctxkeep
+# hook install` writes them (any path to ctxkeep, or ``python -m ctxkeep``), and the
+# plugin's launcher (``python3 ".../hooks/run_ctxkeep.py" hook session-start``).
+_CTXKEEP_COMMAND = re.compile(
+    r"(?:\bctxkeep\b|\brun_ctxkeep\.py\b).*\bhook\s+(?:session-start|pre-compact)\b"
+)
+
+
+def is_ctxkeep_command(command: str) -> bool:
+    """A hook command that runs ctxkeep's own ``session-start`` or ``pre-compact``."""
+    return _CTXKEEP_COMMAND.search(command) is not None
 
 
 class HookInputError(ValueError):
@@ -95,6 +112,13 @@ def session_start_output(context: str) -> str:
     return json.dumps(payload, ensure_ascii=False)
 
 
+def instruction_line(text: str, line: int) -> str:
+    """One restored or asked instruction as the hooks print it, with where the user said
+    it (``line`` 0: an instruction ctxkeep restored earlier, whose line is not known)."""
+    where = f"transcript line {line}" if line else "restored earlier"
+    return f"- [{where}] {text}"
+
+
 def fit_lines(
     head: str, lines: list[str], more: str, render: Callable[[str], str], max_bytes: int
 ) -> tuple[str, int] | None:
@@ -124,7 +148,9 @@ def log_hook_error(event: str, message: str | None = None) -> None:
     """Append the current exception (or ``message``) to ``CTXKEEP_HOME/hook-errors.log``.
 
     Never raises: a hook that cannot even log still exits 0 with no output. The log is
-    started afresh (the old one kept as ``.1``) past 1 MB.
+    started afresh (the old one kept as ``.1``) past 1 MB. Secrets are masked (a
+    traceback can quote the text it failed on); one append of whole lines, under a lock,
+    as the ledger's (:func:`ctxkeep.base.paths.append_lines`).
     """
     try:
         path = ctxkeep_home(create=True) / ERROR_LOG_NAME
@@ -132,7 +158,7 @@ def log_hook_error(event: str, message: str | None = None) -> None:
             path.replace(path.with_name(ERROR_LOG_NAME + ".1"))
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         body = message if message is not None else traceback.format_exc()
-        with path.open("a", encoding="utf-8") as fh:
-            fh.write(f"{stamp} {event}: {body.rstrip()}\n")
+        entry = mask_secrets(f"{stamp} {event}: {body.rstrip()}\n")[0]
+        append_lines(path, entry.encode("utf-8", "replace"), mode=0o600, lock=True)
     except Exception:  # the hook must stay silent and exit 0 whatever happens
         pass

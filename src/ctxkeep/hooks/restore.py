@@ -36,11 +36,18 @@ from ctxkeep.hooks.judgement import (
 from ctxkeep.hooks.ledger import (
     LedgerItem,
     LedgerRecord,
+    SessionLedger,
     append_record,
     ledger_lock,
     read_ledger,
 )
-from ctxkeep.hooks.protocol import HookInput, fit_lines, log_hook_error, session_start_output
+from ctxkeep.hooks.protocol import (
+    HookInput,
+    fit_lines,
+    instruction_line,
+    log_hook_error,
+    session_start_output,
+)
 from ctxkeep.log.model import Compaction, Session
 from ctxkeep.log.reader import read_session
 
@@ -125,8 +132,7 @@ def _lost_again(records: list[LedgerRecord], verdict: CompactionVerdict) -> list
 
 
 def _instruction_line(instruction: Instruction) -> str:
-    where = f"transcript line {instruction.line}" if instruction.line else "restored earlier"
-    return f"- [{where}] {instruction.text}"
+    return instruction_line(instruction.text, instruction.line)
 
 
 def _caution_text(items: list[UnsupportedItem]) -> str:
@@ -214,7 +220,7 @@ def _session_start(
         )
         return None
     session, compaction = found
-    verdict = judge_compaction(session, compaction)
+    verdict = judge_compaction(session, compaction, SessionLedger(tuple(records)))
     record = LedgerRecord(
         event="session-start",
         session_id=key,

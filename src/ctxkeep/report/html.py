@@ -196,13 +196,13 @@ class _Detail:
     invented: int
 
 
-def _details(session: Session, findings: Sequence[Finding]) -> list[_Detail]:
+def _details(session: Session, audited: SessionAudit) -> list[_Detail]:
     from ctxkeep.engine import diff
     from ctxkeep.report.diff import diff_to_dict
 
     out: list[_Detail] = []
     for c in session.compactions:
-        d = diff(session, c.index, session_findings=findings)
+        d = diff(session, c.index, session_findings=audited.findings, ledger=audited.ledger)
         data = diff_to_dict(d)
         whole = {r.seq for r in d.constraints}
         history, omitted = _history(session.events_at(c.shadowed_seqs), whole)
@@ -339,8 +339,16 @@ def _session(rank: int, audited: SessionAudit) -> str:
     else:
         parts.append(_chart(session))
     parts.append(_findings(audited.findings))
+    if audited.hooks:
+        from ctxkeep.report.text import hook_line
+
+        lis = "".join(
+            f"<li class='ck-hook' data-compaction='{h.compaction}'>{_e(hook_line(h))}</li>"
+            for h in audited.hooks
+        )
+        parts.append(f"<p>ctxkeep hooks (restore ledger):</p><ul class='ck-hooks'>{lis}</ul>")
     if session is not None:
-        for detail in _details(session, audited.findings):
+        for detail in _details(session, audited):
             parts.append(_compaction(sid, detail))
     parts.append("</section>")
     return "\n".join(parts)

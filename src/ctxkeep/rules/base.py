@@ -78,6 +78,7 @@ class Rule:
         items: Iterable[str] = (),
         confidence: Confidence = Confidence.HIGH,
         items_detail: Iterable[ItemDetail] = (),
+        restored: Iterable[str] = (),
     ) -> Finding:
         """A finding of this rule; ``events`` adds their seqs and (non-zero) lines."""
         event_list = list(events)
@@ -102,4 +103,5 @@ class Rule:
                 item_tuple,
             ),
             items_detail=tuple(items_detail),
+            restored=tuple(restored),
         )

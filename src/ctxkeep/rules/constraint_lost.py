@@ -35,6 +35,12 @@ class ConstraintLost(Rule):
     instruction kept by the first summary and dropped by the second is lost at the
     second. The finding says how many of the judged instructions were inherited.
 
+    With ctxkeep's hooks installed, what they put in context is read from the restore
+    ledger (docs/hooks.md): an instruction ctxkeep restored after compaction N, or asked
+    the summariser of compaction N+1 to keep, is in force at compaction N+1 and judged
+    there like any other (lost again if that summary drops it); the finding marks such
+    items "restored by ctxkeep".
+
     An instruction survives when the summary keeps it verbatim or reworded: one of its
     sentences names the instruction's key entities (paths, names, numbers, quoted words)
     and content words (stemmed; Chinese segmented), with the same polarity (a kept "do
@@ -66,6 +72,9 @@ class ConstraintLost(Rule):
             level = Severity.ERROR if kept * 2 < total else Severity.WARN
             index = view.compaction.index
             note = f"; {inherited} inherited from earlier summaries" if inherited else ""
+            restored = list(dict.fromkeys(j.constraint.text for j in lost if j.by_ctxkeep))
+            if restored:
+                note += f"; {len(restored)} of the lost restored by ctxkeep"
             yield self.finding(
                 ctx,
                 f"{len(lost)} of {total} standing instructions did not survive compaction "
@@ -75,4 +84,5 @@ class ConstraintLost(Rule):
                 events=[j.event for j in lost if j.event is not None],
                 lines=[j.source.line for j in lost if j.event is None],
                 items=dict.fromkeys(j.constraint.text for j in lost),
+                restored=restored,
             )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ctxkeep.base.findings import Confidence, Finding, ItemDetail, Severity
@@ -27,6 +27,7 @@ __all__ = [
     "UnsupportedItem",
     "count_of_edits_contradicted",
     "edits_per_file",
+    "invented_in",
     "invented_items",
     "is_file_of_a_named_module",
     "is_harness_instruction_file",
@@ -201,8 +202,11 @@ def _hidden_reasons(view: CompactionView) -> list[str]:
         reasons.append(_MID_SESSION)
     if view.previous_opaque:
         reasons.append("the previous summary is encrypted: what it carried cannot be read")
-    if view.session.hooks_unrecorded:
-        reasons.append("hooks ran whose output is not in the log")
+    hooks = view.unrecorded_hooks
+    if hooks:
+        names = ", ".join(sorted({h.name or h.event or "hook" for h in hooks}))
+        ran = f"a {names} hook ran" if len(hooks) == 1 else f"{len(hooks)} hooks ({names}) ran"
+        reasons.append(f"{ran} before it whose output is not in the log")
     calls = view.unanswered_calls
     if calls:
         names = ", ".join(sorted({c.tool_name or "tool" for c in calls}))
@@ -320,13 +324,16 @@ def count_of_edits_contradicted(
 
 
 def _unsupported_claims(
-    summary: str, sources: SourceIndex, hidden: list[str], view: CompactionView
+    summary: str,
+    sources: SourceIndex,
+    hidden: list[str],
+    edits_done: Callable[[], dict[str, int]],
+    has_previous: bool,
 ) -> Iterator[UnsupportedItem]:
     claims = extract_claims(summary)
     # the edits are only counted when a count of changes asks for them
     wanted = any(c.kind == "count" and c.noun in _EDIT_NOUNS for c in claims)
-    edits = edits_per_file(view) if wanted else {}
-    has_previous = bool(view.compaction.previous_summary)
+    edits = edits_done() if wanted else {}
     judged = [
         (
             claim,
@@ -365,13 +372,33 @@ def invented_items(view: CompactionView) -> list[UnsupportedItem]:
     summary = view.summary
     if summary is None:
         return []
-    sources = view.source_index()
-    hidden = _hidden_reasons(view)
+    return invented_in(
+        summary,
+        view.source_index(),
+        _hidden_reasons(view),
+        edits_done=lambda: edits_per_file(view),
+        has_previous=bool(view.compaction.previous_summary),
+    )
+
+
+def invented_in(
+    summary: str,
+    sources: SourceIndex,
+    hidden: Sequence[str] = (),
+    *,
+    edits_done: Callable[[], dict[str, int]] = dict,
+    has_previous: bool = False,
+) -> list[UnsupportedItem]:
+    """:func:`invented_items` for a summary and its sources given as text: ``hidden`` are
+    what the sources cannot show (each lowers every unfound item's confidence),
+    ``edits_done`` the successful edits per file name (no log: none). The compactor's
+    repair judges a model's summary with it (:mod:`ctxkeep.compactor.repair`)."""
+    doubts = list(hidden)
     found: dict[str, UnsupportedItem] = {}
-    for item in _unsupported_identifiers(summary, sources, hidden):
+    for item in _unsupported_identifiers(summary, sources, doubts):
         found.setdefault(f"{item.kind} {canonical(item.text, item.kind)}", item)
     spans = [(i.start, i.end) for i in found.values()]
-    for item in _unsupported_claims(summary, sources, hidden, view):
+    for item in _unsupported_claims(summary, sources, doubts, edits_done, has_previous):
         inside = any(start <= item.start and item.end <= end for start, end in spans)
         if not inside:
             found.setdefault(f"{item.kind} {item.text.lower()}", item)
@@ -425,8 +452,11 @@ class SummaryHallucination(Rule):
 
     Every item carries a confidence and a reason (``items_detail`` in JSON). High: absent
     in every spelling and nothing hidden could explain it; these make an ``error``
-    finding. Low, reported in a second finding at ``warn``: the session ran hooks whose
-    output the harness did not record, a tool call before the compaction has no result,
+    finding. Low, reported in a second finding at ``warn``: a hook ran before the
+    compaction whose output could have reached the model and is not recorded (not
+    Claude Code's internal callbacks, not a ``Stop`` hook the user answered, not
+    ctxkeep's own hooks when the restore ledger is read), a tool call before the
+    compaction has no result,
     the sources hold redacted text that may be the item, the figure is within 2 of one
     the sources give, a count no source states (it may have been counted), a quote not
     verbatim, or a tool the harness offers unlogged. When the log begins mid-session, the

@@ -59,6 +59,12 @@
         if (c.inherited_from) {
           li.appendChild(el("span", "ck-note", " (carried by earlier summaries; said before compaction " + c.inherited_from + ")"));
         }
+        if (c.restored_after) {
+          li.appendChild(el("span", "ck-note ck-restored", " (restored by ctxkeep after compaction " + c.restored_after + ")"));
+        }
+        if (c.asked_by_ctxkeep) {
+          li.appendChild(el("span", "ck-note ck-asked", " (ctxkeep asked the summariser to keep it)"));
+        }
         li.appendChild(document.createTextNode(" "));
         var a = el("a", "ck-goto", c.line ? "line " + c.line : "seq " + c.seq);
         a.title = d.path + (c.line ? ":" + c.line : "") + " \u2014 " + c.source;
