@@ -20,7 +20,7 @@ from ctxkeep.cli.options import (
     show_secrets_option,
     summary_index_option,
 )
-from ctxkeep.report import render, report_names
+from ctxkeep.report import render, report_named, report_names
 
 if TYPE_CHECKING:  # what a command runs loads when it runs (docs/design.md, "Start-up")
     from ctxkeep.config import AuditConfig
@@ -195,6 +195,7 @@ def run_audit(paths: Sequence[str], opts: AuditOptions) -> AuditResult:
             log_format=opts.log_format,
             options=opts.read_options,
             baseline=opts.baseline,
+            detail=report_named(opts.report_format).detail,
         )
     except UnknownRuleError as exc:
         usage_error(str(exc))
