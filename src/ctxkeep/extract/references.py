@@ -179,8 +179,8 @@ def resolved_in_summary(summary: str, reference: Reference) -> bool:
     quoted error for "error"), must stand earlier in the summary. Otherwise the sentence
     of the phrase, the phrase left out, gives the referent's words ("use the retry
     settings as discussed earlier" -> retry, settings): at least :data:`RESOLVED_SHARE` of
-    them (English words, or Chinese character pairs) must occur earlier. A sentence with no such word
-    ("As mentioned above.") cannot be resolved.
+    them (English words, or Chinese character pairs) must occur earlier. A sentence with no
+    such word ("As mentioned above.") cannot be resolved.
     """
     head = _head_noun(summary, reference)
     if head is not None:
