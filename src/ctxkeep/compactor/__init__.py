@@ -1,4 +1,4 @@
-"""The compactor: keep what matters, not what is newest (DESIGN.md "The compactor").
+"""The compactor: keep what matters, not what is newest (docs/compactor.md).
 
 ``compact`` segments, protects, scores, gates, selects and summarises; ``replay`` re-runs
 the selection from a receipt. Both return a :class:`CompactionResult` and never raise.

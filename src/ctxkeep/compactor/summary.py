@@ -12,9 +12,10 @@ Deterministic: it reads only the dropped texts, their roles and the values the s
 gave them (which receipts record), so ``replay`` writes the same summary.
 
 The seam for other summarisers: :func:`extractive_summary` is a :data:`Summarizer`, a
-function of a :class:`SummaryRequest` that returns the text (or None). The compactor
-calls the summariser in one place and then holds the text to the request's caps with
-:func:`held_to_caps`, so whatever writes the text, the budget holds.
+function of a :class:`SummaryRequest` that returns the text (or None), and the only one
+today. The compactor calls it in one place (``core._summarise``) and then holds the text
+to the request's caps with :func:`held_to_caps`, so a summariser put in its stead there
+cannot break the budget.
 
 The summary is a message in the caller's own dialect. Anthropic messages have no
 ``system`` role (the system prompt is a separate request field), so there the summary is

@@ -47,7 +47,8 @@ def is_user_instruction(event: Event) -> bool:
 
     Injected context (system reminders, runtime snapshots, AGENTS.md / CLAUDE.md, meta
     records, earlier summaries) is re-injected every turn; counting it made 219 of 488
-    "losses" noise on a real log (DESIGN.md), so it is never a standing instruction.
+    "losses" noise on a real log (docs/design.md, "The rules"), so it is never a standing
+    instruction.
     """
     return (
         event.kind is EventKind.MESSAGE
