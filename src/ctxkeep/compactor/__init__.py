@@ -1,7 +1,8 @@
 """The compactor: keep what matters, not what is newest (docs/compactor.md).
 
-``compact`` segments, protects, scores, gates, selects and summarises; ``replay`` re-runs
-the selection from a receipt. Both return a :class:`CompactionResult` and never raise.
+``compact`` segments, protects, scores, fits to the budget and summarises (the steps of
+:mod:`~ctxkeep.compactor.core`); ``replay`` re-runs the selection from a receipt. Both
+return a :class:`CompactionResult` and never raise.
 """
 
 from __future__ import annotations
