@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxkeep.base.secrets import MASK_PREFIX, mask_secrets
-from ctxkeep.hooks.ledger import (
+from ctxkeep.log.ledger import (
     LedgerItem,
     LedgerRecord,
     append_record,

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import ctxkeep
-from ctxkeep.hooks.ledger import Ledger
+from ctxkeep.log.ledger import Ledger
 from tests.hooks.harness import (
     CODEX_EXAMPLE,
     CODEX_SESSION,

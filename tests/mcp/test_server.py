@@ -341,7 +341,7 @@ def test_tool_outputs_mask_secrets_as_the_cli_does(tmp_path: Path) -> None:
 def test_tools_read_the_restore_ledger_as_the_cli_does(tmp_path: Path) -> None:
     """ctxkeep's ledger under the user's data folder (no CTXKEEP_HOME: the XDG default)
     is read by the tools, as by the CLI: the restore after compaction 1 is reported."""
-    from ctxkeep.hooks.ledger import LedgerItem, LedgerRecord, append_record
+    from ctxkeep.log.ledger import LedgerItem, LedgerRecord, append_record
     from tests.rules.build import write_claude_code_log
 
     (tmp_path / "logs").mkdir()

@@ -14,7 +14,7 @@ import pytest
 
 from ctxkeep import audit, read_session
 from ctxkeep.base.findings import Confidence
-from ctxkeep.hooks.ledger import LedgerItem, LedgerRecord, SessionLedger
+from ctxkeep.log.ledger import LedgerItem, LedgerRecord, SessionLedger
 from ctxkeep.log.model import HookRun, Session
 from ctxkeep.rules.context import RuleContext
 from ctxkeep.rules.hook_runs import (

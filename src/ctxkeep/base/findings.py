@@ -77,12 +77,16 @@ def fingerprint_of(
 class ItemDetail:
     """One item of a finding: what kind of item it is, how sure the rule is that it is
     wrong, and why (CK002: ``path``, ``symbol``, ... or a claim kind such as ``count``;
-    a LOW item's reason says what hidden text could explain it)."""
+    a LOW item's reason says what hidden text could explain it). The JSON report holds
+    ``item``, ``kind``, ``confidence`` and ``why``."""
 
     item: str
     kind: str
     confidence: Confidence
     why: str
+    span: tuple[int, int] | None = None
+    """Where the item stands in the text it was found in (CK002: its character offsets in
+    the summary, which ``ctxkeep diff`` turns into a line); None when it has no place."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """Generated sessions written as real session logs, for the speed benchmark.
 
-Two formats ctxkeep reads: its own event log (FORMATS.md section 5) and Claude Code's
-JSONL (section 1). A log is a run of generated sessions; after each one the harness
+Two formats ctxkeep reads: its own event log (docs/formats.md, section 5) and Claude
+Code's JSONL (section 1). A log is a run of generated sessions; after each one the harness
 "compacts": a compaction whose summary (:func:`~ctxkeep.bench.corpus.harness_summary`)
 replaced that session's events, as a long-running agent compacts again and again. So the
 auditor has real work at every size: constraints to judge, identifiers to look up.

@@ -21,12 +21,12 @@ from ctxkeep.cli.options import (
     show_secrets_option,
     summary_index_option,
 )
-from ctxkeep.report import render, report_names
+from ctxkeep.report import render, report_named, report_names
 
 if TYPE_CHECKING:  # what a command runs loads when it runs (docs/design.md, "Start-up")
     from ctxkeep.config import AuditConfig
     from ctxkeep.engine import AuditResult
-    from ctxkeep.hooks.ledger import Ledger
+    from ctxkeep.log.ledger import Ledger
 
 __all__ = [
     "AuditOptions",
@@ -55,7 +55,7 @@ def read_ledger_option(ledger: Path | None, no_ledger: bool) -> Ledger | None:
     """The restore ledger ``--ledger`` / ``--no-ledger`` ask for: the one given (a usage
     error when it cannot be read), none, or by default ``CTXKEEP_HOME/restores.jsonl``
     when it exists (not read: a note, and the audit goes on without it)."""
-    from ctxkeep.hooks.ledger import Ledger, ledger_path
+    from ctxkeep.log.ledger import Ledger, ledger_path
 
     if no_ledger:
         if ledger is not None:
@@ -234,6 +234,7 @@ def run_audit(paths: Sequence[str], opts: AuditOptions) -> AuditResult:
             options=opts.read_options,
             baseline=opts.baseline,
             ledger=opts.ledger,
+            detail=report_named(opts.report_format).detail,
         )
     except UnknownRuleError as exc:
         usage_error(str(exc))

@@ -88,6 +88,7 @@ def sweep_command(folders: tuple[str, ...], jobs: int | None, **options: Any) ->
             jobs=jobs,
             on_found=progress.found,
             on_done=progress.done,
+            detail=report_named(opts.report_format).detail,
         )
     except UnknownRuleError as exc:
         usage_error(str(exc))

@@ -1,8 +1,9 @@
-"""The compactor: keep what matters, not what is newest (DESIGN.md "The compactor").
+"""The compactor: keep what matters, not what is newest (docs/compactor.md).
 
-``compact`` segments, protects, scores, gates, selects and summarises (a model's summary,
-with ``summarizer=``, audited and repaired first); ``replay`` re-runs the selection from a
-receipt. Both return a :class:`CompactionResult` and never raise.
+``compact`` segments, protects, scores, fits to the budget and summarises (the steps of
+:mod:`~ctxkeep.compactor.core`; a model's summary, with ``summarizer=``, is audited and
+repaired first); ``replay`` re-runs the selection from a receipt. Both return a
+:class:`CompactionResult` and never raise.
 """
 
 from __future__ import annotations

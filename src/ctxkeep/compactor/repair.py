@@ -14,7 +14,7 @@ extractors, against what it replaced:
    :func:`~ctxkeep.compactor.summary.dropped_instructions`, but not from text a harness
    wrote as the user, :func:`is_harness_text`) that the summary no longer
    carries, verbatim or reworded (CK003's survival judgement,
-   :func:`~ctxkeep.hooks.judgement.still_carried`), is added verbatim, before the
+   :func:`~ctxkeep.extract.survival.still_carried`), is added verbatim, before the
    model's text;
 3. **the budget**: the whole is held to the summary's caps with the instructions first:
    the model's lines go from the end before any instruction does.
@@ -149,7 +149,7 @@ def repair_summary(written: str, request: SummaryRequest, conversation: SourceIn
     """``written`` (a summariser's text for ``request``) audited against ``conversation``,
     an index of the texts of every message (what was replaced and what stays), and
     repaired, held to the request's caps (see the module docstring)."""
-    from ctxkeep.hooks.judgement import still_carried  # the auditor, when used
+    from ctxkeep.extract.survival import still_carried  # the auditor, when used
 
     text, removed = _without_invented(written.strip(), conversation)
     asked = dropped_instructions(_users_words(request.sources))

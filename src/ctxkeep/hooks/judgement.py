@@ -15,12 +15,12 @@ no compactor, and no other rule runs on the hook's path (docs/hooks.md).
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ctxkeep.extract import Survival, constraint_survives, extract_constraints
-from ctxkeep.hooks.ledger import SessionLedger
+from ctxkeep.extract import extract_constraints
+from ctxkeep.extract.survival import normal_form
+from ctxkeep.log.ledger import SessionLedger
 from ctxkeep.log.model import Compaction, CompactionStatus, Session
 from ctxkeep.rules.context import CompactionView, RuleContext, is_user_instruction
 from ctxkeep.rules.summary_hallucination import invented_items
@@ -31,9 +31,7 @@ __all__ = [
     "UnsupportedItem",
     "judge_compaction",
     "newest_compaction",
-    "normal_form",
     "standing_instructions",
-    "still_carried",
     "unique",
 ]
 
@@ -73,11 +71,6 @@ class CompactionVerdict:
     summary: str | None = None
 
 
-def normal_form(text: str) -> str:
-    """The text compared case- and space-insensitively (NFKC), to deduplicate instructions."""
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
-
-
 def newest_compaction(session: Session) -> Compaction | None:
     """The session's last compaction in log order, whatever became of it."""
     return session.compactions[-1] if session.compactions else None
@@ -112,17 +105,6 @@ def judge_compaction(
         if not j.kept
     )
     return CompactionVerdict(index, True, "", lost, _unsupported(view), summary)
-
-
-def still_carried(text: str, summary: str) -> bool:
-    """True when ``summary`` carries the instruction ``text`` (verbatim or reworded).
-
-    Text with no instruction form in it is compared as a whole, verbatim.
-    """
-    constraints = extract_constraints(text)
-    if not constraints:
-        return normal_form(text) in normal_form(summary)
-    return all(constraint_survives(c, summary) is not Survival.LOST for c in constraints)
 
 
 def standing_instructions(session: Session) -> tuple[Instruction, ...]:

@@ -15,7 +15,6 @@ would block a compaction). See docs/hooks.md.
 from __future__ import annotations
 
 import json
-import re
 import time
 import traceback
 from collections.abc import Callable
@@ -31,8 +30,6 @@ __all__ = [
     "HookInput",
     "HookInputError",
     "fit_lines",
-    "instruction_line",
-    "is_ctxkeep_command",
     "log_hook_error",
     "parse_hook_input",
     "session_start_output",
@@ -42,19 +39,6 @@ ERROR_LOG_NAME = "hook-errors.log"
 MAX_STDIN_BYTES = 1 << 20
 """Hook input is a few hundred bytes; more than this is not a harness talking."""
 _ERROR_LOG_LIMIT = 1 << 20
-
-
-# ctxkeep's hook commands: ``ctxkeep hook session-start`` / ``pre-compact`` as `ctxkeep
-# hook install` writes them (any path to ctxkeep, or ``python -m ctxkeep``), and the
-# plugin's launcher (``python3 ".../hooks/run_ctxkeep.py" hook session-start``).
-_CTXKEEP_COMMAND = re.compile(
-    r"(?:\bctxkeep\b|\brun_ctxkeep\.py\b).*\bhook\s+(?:session-start|pre-compact)\b"
-)
-
-
-def is_ctxkeep_command(command: str) -> bool:
-    """A hook command that runs ctxkeep's own ``session-start`` or ``pre-compact``."""
-    return _CTXKEEP_COMMAND.search(command) is not None
 
 
 class HookInputError(ValueError):
@@ -110,13 +94,6 @@ def session_start_output(context: str) -> str:
         "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}
     }
     return json.dumps(payload, ensure_ascii=False)
-
-
-def instruction_line(text: str, line: int) -> str:
-    """One restored or asked instruction as the hooks print it, with where the user said
-    it (``line`` 0: an instruction ctxkeep restored earlier, whose line is not known)."""
-    where = f"transcript line {line}" if line else "restored earlier"
-    return f"- [{where}] {text}"
 
 
 def fit_lines(

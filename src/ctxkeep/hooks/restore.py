@@ -12,7 +12,7 @@ the new summary too, from the ledger.
 ``pre_compact`` runs before a compaction and returns a short directive listing the
 session's standing instructions, to be preserved verbatim.
 
-Both record what they did in the ledger (:mod:`ctxkeep.hooks.ledger`) and never write to
+Both record what they did in the ledger (:mod:`ctxkeep.log.ledger`) and never write to
 the transcript.
 """
 
@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ctxkeep.extract.survival import still_carried
 from ctxkeep.hooks.judgement import (
     CompactionVerdict,
     Instruction,
@@ -30,23 +31,22 @@ from ctxkeep.hooks.judgement import (
     judge_compaction,
     newest_compaction,
     standing_instructions,
-    still_carried,
     unique,
-)
-from ctxkeep.hooks.ledger import (
-    LedgerItem,
-    LedgerRecord,
-    SessionLedger,
-    append_record,
-    ledger_lock,
-    read_ledger,
 )
 from ctxkeep.hooks.protocol import (
     HookInput,
     fit_lines,
-    instruction_line,
     log_hook_error,
     session_start_output,
+)
+from ctxkeep.log.ledger import (
+    LedgerItem,
+    LedgerRecord,
+    SessionLedger,
+    append_record,
+    instruction_line,
+    ledger_lock,
+    read_ledger,
 )
 from ctxkeep.log.model import Compaction, Session
 from ctxkeep.log.reader import read_session

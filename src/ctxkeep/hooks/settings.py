@@ -15,7 +15,7 @@ import tomllib
 from dataclasses import dataclass
 from typing import Any
 
-from ctxkeep.hooks.protocol import is_ctxkeep_command
+from ctxkeep.log.ledger import is_ctxkeep_command
 
 __all__ = [
     "HOOKS",

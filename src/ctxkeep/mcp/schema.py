@@ -1,4 +1,4 @@
-"""The typed results of the MCP tools: the JSON report's shape (DESIGN.md) as TypedDicts.
+"""The typed results of the MCP tools: the JSON report's shape as TypedDicts.
 
 The SDK derives each tool's output schema from these, and checks every result against
 it. They describe :func:`ctxkeep.report.data.result_to_dict` and

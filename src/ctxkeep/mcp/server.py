@@ -24,8 +24,8 @@ from pydantic import Field
 from ctxkeep._version import __version__
 from ctxkeep.base.secrets import mask_secrets
 from ctxkeep.engine import AuditResult, NoSuchCompactionError, audit, diff, sweep
-from ctxkeep.hooks.ledger import Ledger, ledger_path
 from ctxkeep.log.adapters import ReadOptions, format_names
+from ctxkeep.log.ledger import Ledger, ledger_path
 from ctxkeep.mcp.locate import SessionNotFoundError, harness_session_folders, locate_session
 from ctxkeep.mcp.schema import AuditReport, DiffReport
 from ctxkeep.report import render

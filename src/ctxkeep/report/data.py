@@ -1,4 +1,6 @@
-"""Plain-data views of an audit: the JSON contract (DESIGN.md), shared by every report.
+"""Plain-data views of an audit: the JSON contract, shared by every report.
+
+The contract is written down in docs/design.md ("The JSON report").
 
 Keys of the contract are never renamed; new keys may be added. No timestamps, paths as
 given, findings in the engine's order.

@@ -32,7 +32,7 @@ def _uri(path: str) -> str:
 
 
 def _rule(rule: Rule) -> dict[str, Any]:
-    doc = " ".join((rule.__doc__ or "").split())
+    doc = " ".join(rule.documentation().split())
     return {
         "id": rule.id,
         "name": rule.name,

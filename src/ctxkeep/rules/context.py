@@ -7,7 +7,6 @@ sources, extracting and judging constraints — is done once here, lazily, and c
 
 from __future__ import annotations
 
-import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -27,9 +26,9 @@ from ctxkeep.extract._words import about
 from ctxkeep.extract.choices import chosen_labels, option_title
 from ctxkeep.extract.constraints import extract_instructions, is_negative
 from ctxkeep.extract.filters import is_omission_request
-from ctxkeep.extract.survival import text_carried
+from ctxkeep.extract.survival import normal_form, text_carried
 from ctxkeep.extract.user_text import quoted_user_messages
-from ctxkeep.hooks.ledger import LedgerItem, SessionLedger
+from ctxkeep.log.ledger import LedgerItem, SessionLedger
 from ctxkeep.log.model import Compaction, CompactionStatus, Event, EventKind, HookRun, Session
 from ctxkeep.rules.hook_runs import could_reach_the_model
 
@@ -51,7 +50,8 @@ def is_user_instruction(event: Event) -> bool:
 
     Injected context (system reminders, runtime snapshots, AGENTS.md / CLAUDE.md, meta
     records, earlier summaries) is re-injected every turn; counting it made 219 of 488
-    "losses" noise on a real log (DESIGN.md), so it is never a standing instruction.
+    "losses" noise on a real log (docs/design.md, "The rules"), so it is never a standing
+    instruction.
     """
     return (
         event.kind is EventKind.MESSAGE
@@ -59,10 +59,6 @@ def is_user_instruction(event: Event) -> bool:
         and event.injected is None
         and bool(event.text.strip())
     )
-
-
-def _normal_form(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
 class Origin(StrEnum):
@@ -376,8 +372,8 @@ class CompactionView:
     def judged_as(self, text: str) -> JudgedConstraint | None:
         """The instruction judged at this compaction whose text is ``text`` (compared
         case- and space-insensitively), or None."""
-        key = _normal_form(text)
-        return next((j for j in self.constraints if _normal_form(j.constraint.text) == key), None)
+        key = normal_form(text)
+        return next((j for j in self.constraints if normal_form(j.constraint.text) == key), None)
 
     @property
     def constraints(self) -> tuple[JudgedConstraint, ...]:
@@ -409,7 +405,7 @@ def _own_constraints(
         for constraint in extract(text.text):
             if text.origin is Origin.COMPACT and is_omission_request(constraint.text):
                 continue  # "drop the debugging details": followed by leaving it out
-            key = _normal_form(constraint.text)
+            key = normal_form(constraint.text)
             if key in seen:
                 continue
             seen.add(key)
@@ -439,9 +435,9 @@ def ledger_constraint(item: LedgerItem) -> Constraint:
     """A ledger item as the instruction it is: the hooks record an extracted
     instruction's own text, so extracting it again gives it back; else (say, a secret in
     it was masked) the whole text stands, with its kind from the ledger."""
-    key = _normal_form(item.text)
+    key = normal_form(item.text)
     for constraint in extract_constraints(item.text):
-        if _normal_form(constraint.text) == key:
+        if normal_form(constraint.text) == key:
             return constraint
     keys, words = about(item.text)
     return Constraint(item.text, item.kind, 0, len(item.text), is_negative(item.text), keys, words)
@@ -523,7 +519,7 @@ class RuleContext:
         lost: dict[str, bool] = {}
         for judged in self._timeline.values():
             for j in judged:
-                key = _normal_form(j.constraint.text)
+                key = normal_form(j.constraint.text)
                 lost[key] = lost.get(key, False) or not j.kept
         return len(lost), sum(1 for was_lost in lost.values() if not was_lost)
 
@@ -547,7 +543,7 @@ class RuleContext:
     @cached_property
     def _typed(self) -> tuple[str, ...]:
         """Every piece of user text the log holds, in normal form."""
-        return tuple(_normal_form(t.text) for t in user_texts(self.session.events))
+        return tuple(normal_form(t.text) for t in user_texts(self.session.events))
 
     def _quoted(
         self, compaction: Compaction, previous: Compaction | None
@@ -561,7 +557,7 @@ class RuleContext:
         line = previous.summary_line if previous is not None else 0
         found: list[JudgedConstraint] = []
         for _, quote in quoted_user_messages(text):
-            key = _normal_form(quote.strip(" .…"))
+            key = normal_form(quote.strip(" .…"))
             if not key or any(key in typed or typed in key for typed in self._typed if typed):
                 continue
             source = UserText(quote, Origin.QUOTED, line=line)
@@ -601,13 +597,13 @@ class RuleContext:
             view = self.view(compaction)
             own = _own_constraints(view, arguments, self._agent_text_before)
             summary = view.summary
-            own_keys = {_normal_form(c.text) for c, _, _ in own}
-            inherited = [j for j in carried if _normal_form(j.constraint.text) not in own_keys]
-            known = own_keys | {_normal_form(j.constraint.text) for j in inherited}
+            own_keys = {normal_form(c.text) for c, _, _ in own}
+            inherited = [j for j in carried if normal_form(j.constraint.text) not in own_keys]
+            known = own_keys | {normal_form(j.constraint.text) for j in inherited}
             inherited += [
                 j
                 for j in self._quoted(compaction, previous)
-                if _normal_form(j.constraint.text) not in known
+                if normal_form(j.constraint.text) not in known
             ]
             previous = compaction
             if summary is None:
@@ -656,18 +652,18 @@ class RuleContext:
         marks: dict[str, tuple[LedgerItem, int | None, bool]] = {}
         if previous is not None:
             for item in self.ledger.restored_after(previous.index):
-                marks.setdefault(_normal_form(item.text), (item, previous.index, False))
+                marks.setdefault(normal_form(item.text), (item, previous.index, False))
         for item in self.ledger.asked_before(view.compaction.index):
-            key = _normal_form(item.text)
+            key = normal_form(item.text)
             old = marks.get(key)
             marks[key] = (item, old[1] if old else None, True)
         for j in in_context:
-            marks.pop(_normal_form(j.constraint.text), None)
+            marks.pop(normal_form(j.constraint.text), None)
         if not marks:
             return judged
         out: list[JudgedConstraint] = []
         for j in judged:
-            mark = marks.pop(_normal_form(j.constraint.text), None)
+            mark = marks.pop(normal_form(j.constraint.text), None)
             if mark is None:
                 out.append(j)
                 continue

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from ctxkeep.hooks.protocol import is_ctxkeep_command
+from ctxkeep.log.ledger import is_ctxkeep_command
 from ctxkeep.log.model import EventKind, HookRun, Session
 
 __all__ = [

@@ -19,8 +19,8 @@ from ctxkeep.extract.claims import (
     ground_claim,
 )
 from ctxkeep.log.model import EventKind
-from ctxkeep.rules.base import Rule
-from ctxkeep.rules.context import CompactionView, RuleContext
+from ctxkeep.rules.base import CompactionRule
+from ctxkeep.rules.context import CompactionView
 
 __all__ = [
     "SummaryHallucination",
@@ -181,7 +181,7 @@ class UnsupportedItem:
     doubts: tuple[str, ...] = ()
 
     def detail(self) -> ItemDetail:
-        return ItemDetail(self.text, self.kind, self.confidence, self.why)
+        return ItemDetail(self.text, self.kind, self.confidence, self.why, (self.start, self.end))
 
 
 _ABSENT = "in no source, in any spelling"
@@ -420,7 +420,7 @@ def _message(index: int, items: list[UnsupportedItem], high: bool) -> str:
     )
 
 
-class SummaryHallucination(Rule):
+class SummaryHallucination(CompactionRule):
     """The summary states an item or a claim that nothing it was written from bears out.
 
     An invented file path, version, port, environment variable, code symbol, URL, hash or
@@ -457,7 +457,7 @@ class SummaryHallucination(Rule):
     Claude Code's internal callbacks, not a ``Stop`` hook the user answered, not
     ctxkeep's own hooks when the restore ledger is read), a tool call before the
     compaction has no result,
-    the sources hold redacted text that may be the item, the figure is within 2 of one
+    the sources hold redacted text that may be the item, the figure is within {near_miss} of one
     the sources give, a count no source states (it may have been counted), a quote not
     verbatim, or a tool the harness offers unlogged. When the log begins mid-session, the
     first summary in it was written partly from history before line 1: its items are
@@ -477,28 +477,32 @@ class SummaryHallucination(Rule):
     )
     summary = "the summary names an item or states a claim that no source bears out"
 
-    def check(self, ctx: RuleContext) -> Iterator[Finding]:
-        for view in ctx.views():
-            summary = view.summary
-            if summary is None or not view.has_history:
-                continue  # CK009 / CK010 say why there is nothing to audit
-            items = invented_items(view)
-            high = [i for i in items if i.confidence is Confidence.HIGH]
-            low = [i for i in items if i.confidence is Confidence.LOW]
-            # Before line 1 of a log that begins mid-session lies what the first summary
-            # was written from: its items cannot be judged, only listed (info).
-            low_level = Severity.INFO if view.history_before_file else Severity.WARN
-            for group, is_high in ((high, True), (low, False)):
-                if not group:
-                    continue
-                yield self.finding(
-                    ctx,
-                    _message(view.compaction.index, group, is_high),
-                    level=Severity.ERROR if is_high else low_level,
-                    compaction=view.compaction.index,
-                    seqs=[view.compaction.end_seq or view.compaction.start_seq],
-                    lines=[view.compaction.summary_line],
-                    items=[i.text for i in group],
-                    confidence=Confidence.HIGH if is_high else Confidence.LOW,
-                    items_detail=[i.detail() for i in group],
-                )
+    near_miss = NEAR_MISS
+    """A figure this close to one the sources give is a near miss, of low confidence (the
+    claims' grounding, ``ctxkeep.extract.claims``, applies it)."""
+
+    def check_compaction(self, view: CompactionView) -> Iterator[Finding]:
+        summary = view.summary
+        if summary is None or not view.has_history:
+            return  # CK009 / CK010 say why there is nothing to audit
+        items = invented_items(view)
+        high = [i for i in items if i.confidence is Confidence.HIGH]
+        low = [i for i in items if i.confidence is Confidence.LOW]
+        # Before line 1 of a log that begins mid-session lies what the first summary
+        # was written from: its items cannot be judged, only listed (info).
+        low_level = Severity.INFO if view.history_before_file else Severity.WARN
+        c = view.compaction
+        for group, is_high in ((high, True), (low, False)):
+            if not group:
+                continue
+            yield self.finding(
+                view.session,
+                _message(c.index, group, is_high),
+                level=Severity.ERROR if is_high else low_level,
+                compaction=c.index,
+                seqs=[c.end_seq or c.start_seq],
+                lines=[c.summary_line],
+                items=[i.text for i in group],
+                confidence=Confidence.HIGH if is_high else Confidence.LOW,
+                items_detail=[i.detail() for i in group],
+            )

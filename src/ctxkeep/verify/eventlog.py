@@ -41,7 +41,7 @@ from ctxkeep.log.source import Record, iter_records, read_head
 from ctxkeep.verify.measure import compare_messages, fingerprint
 
 if TYPE_CHECKING:
-    from ctxkeep.verify.guard import Attempt, GuardedResult
+    from ctxkeep.verify.result import Attempt, GuardedResult
 
 __all__ = ["EventLog", "message_events"]
 

@@ -27,7 +27,7 @@ from ctxkeep.base.paths import ctxkeep_home
 from ctxkeep.verify.measure import compare_messages
 
 if TYPE_CHECKING:
-    from ctxkeep.verify.guard import GuardedResult
+    from ctxkeep.verify.result import GuardedResult
 
 __all__ = [
     "STATS_FILE",

@@ -173,7 +173,7 @@
     details.setAttribute("data-rendered", "1");
     var box = details.querySelector(".ck-detail");
     var source = document.getElementById(details.getAttribute("data-detail"));
-    if (!source) { box.appendChild(el("p", "ck-note", "no detail: the log could not be read again")); return; }
+    if (!source) { box.appendChild(el("p", "ck-note", "no detail for this compaction in the report")); return; }
     var t0 = performance.now();
     renderDetail(box, JSON.parse(source.textContent));
     box.setAttribute("data-render-ms", String(Math.round(performance.now() - t0)));

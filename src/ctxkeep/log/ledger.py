@@ -1,5 +1,8 @@
 """The restore ledger: ``CTXKEEP_HOME/restores.jsonl``, what ctxkeep's hooks put in context.
 
+It lives beside the session model because the audit reads it with a session (the rules
+weigh what the hooks restored); the hooks that write it are in :mod:`ctxkeep.hooks`.
+
 Harnesses do not record hook output in their transcripts, so what ctxkeep restored after
 a compaction (and what it asked the summariser to preserve before one) would leave no
 trace. Each hook run that acted appends one JSON line here: the session, the compaction,
@@ -19,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -27,7 +31,6 @@ from typing import Any
 
 from ctxkeep.base.paths import append_lines, ctxkeep_home
 from ctxkeep.base.secrets import mask_secrets
-from ctxkeep.hooks.protocol import instruction_line
 
 __all__ = [
     "LEDGER_NAME",
@@ -36,10 +39,33 @@ __all__ = [
     "LedgerRecord",
     "SessionLedger",
     "append_record",
+    "instruction_line",
+    "is_ctxkeep_command",
     "ledger_lock",
     "ledger_path",
     "read_ledger",
 ]
+
+
+# ctxkeep's hook commands: ``ctxkeep hook session-start`` / ``pre-compact`` as `ctxkeep
+# hook install` writes them (any path to ctxkeep, or ``python -m ctxkeep``), and the
+# plugin's launcher (``python3 ".../hooks/run_ctxkeep.py" hook session-start``).
+_CTXKEEP_COMMAND = re.compile(
+    r"(?:\bctxkeep\b|\brun_ctxkeep\.py\b).*\bhook\s+(?:session-start|pre-compact)\b"
+)
+
+
+def is_ctxkeep_command(command: str) -> bool:
+    """A hook command that runs ctxkeep's own ``session-start`` or ``pre-compact``."""
+    return _CTXKEEP_COMMAND.search(command) is not None
+
+
+def instruction_line(text: str, line: int) -> str:
+    """One restored or asked instruction as the hooks print it, with where the user said
+    it (``line`` 0: an instruction ctxkeep restored earlier, whose line is not known)."""
+    where = f"transcript line {line}" if line else "restored earlier"
+    return f"- [{where}] {text}"
+
 
 LEDGER_NAME = "restores.jsonl"
 _VERSION = 1
