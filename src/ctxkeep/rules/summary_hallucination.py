@@ -29,6 +29,7 @@ __all__ = [
     "edits_per_file",
     "invented_in",
     "invented_items",
+    "is_compactor_accounting",
     "is_file_of_a_named_module",
     "is_harness_instruction_file",
     "is_harness_tool",
@@ -157,6 +158,26 @@ def is_harness_tool(name: str) -> bool:
     """``WebSearch`` / ``apply_patch``: a tool the harness offers (Claude Code, Codex), in
     its system prompt, which the log does not record unless the tool is called."""
     return name in _HARNESS_TOOLS
+
+
+# The accounting line that opens every summary ctxkeep's compactor writes
+# (compactor/summary.py): "[ctxkeep] 32 earlier messages (1654 bytes) were compacted
+# away; ..." or, when room is short, "[ctxkeep] 62 messages compacted; ...".
+_COMPACTOR_HEADER = re.compile(r"^\[ctxkeep\] \d+ (?:earlier )?messages? ", re.MULTILINE)
+
+
+def is_compactor_accounting(claim: Claim, summary: str) -> bool:
+    """The count in ctxkeep's own compactor's header line, which its code computed from
+    what it dropped: no source states it, and no model could have invented it.
+
+    Real case: ``ctxkeep bench quality`` reported one invented item in every compaction
+    ctxkeep wrote: "32 earlier messages", the header's own count.
+    """
+    if claim.kind != "count":
+        return False
+    line_start = summary.rfind("\n", 0, claim.start) + 1
+    header = _COMPACTOR_HEADER.match(summary, line_start)
+    return header is not None and claim.end <= header.end() + 1
 
 
 def _is_harness_text(identifier: Identifier, summary: str) -> bool:
@@ -330,7 +351,7 @@ def _unsupported_claims(
     edits_done: Callable[[], dict[str, int]],
     has_previous: bool,
 ) -> Iterator[UnsupportedItem]:
-    claims = extract_claims(summary)
+    claims = [c for c in extract_claims(summary) if not is_compactor_accounting(c, summary)]
     # the edits are only counted when a count of changes asks for them
     wanted = any(c.kind == "count" and c.noun in _EDIT_NOUNS for c in claims)
     edits = edits_done() if wanted else {}
@@ -446,7 +467,9 @@ class SummaryHallucination(CompactionRule):
     a summary template such as OpenHands' ``USER_CONTEXT:``
     (:func:`is_summary_section_heading`), an instruction file the harness loads unlogged
     such as ``CLAUDE.md`` (:func:`is_harness_instruction_file`), and a Python file whose
-    module the sources name (:func:`is_file_of_a_named_module`); the extractor's own
+    module the sources name (:func:`is_file_of_a_named_module`), the count in the header
+    line of a summary ctxkeep's compactor wrote (:func:`is_compactor_accounting`); the
+    extractor's own
     filters drop dates, numbered lists, a bare ``#N`` with no issue in sight and other
     false positives of the patterns.
 
