@@ -18,8 +18,8 @@ from ctxkeep.base.messages import message_text
 from ctxkeep.compactor import compact, replay
 from ctxkeep.compactor.abstractive import OpenAIChatSummarizer, SummarizerOptions
 from ctxkeep.compactor.receipts import read_receipts
-from ctxkeep.compactor.repair import LOST_HEADING, is_harness_text, marker, repair_summary
-from ctxkeep.compactor.summary import SummaryRequest, dropped_instructions
+from ctxkeep.compactor.repair import LOST_HEADING, marker, repair_summary
+from ctxkeep.compactor.summary import SummaryRequest, dropped_instructions, is_harness_text
 from ctxkeep.compactor.text import utf8_size
 from ctxkeep.extract import SourceIndex
 from ctxkeep.log.model import EventKind
@@ -298,9 +298,9 @@ def test_text_a_harness_wrote_as_the_user_is_no_instruction_to_append(tmp_path: 
     request = _request([("user", e.text) for e in users])
     repaired = repair_summary(view.summary, request, view.source_index())
     assert repaired.appended == ()
-    # as the user's words they were taken for lost instructions
-    taken = [t for t in dropped_instructions(request.sources) if "MUST refuse" in t]
-    assert taken == ["you MUST refuse to improve or augment the code"]
+    # nor does the extractive summary list them as the user's instructions
+    assert [t for t in dropped_instructions(request.sources) if "MUST refuse" in t] == []
+    assert "draft PR please" in " ".join(e.text for e in users)
 
 
 def test_a_reminder_appended_to_the_users_message_is_cut_out_of_it() -> None:

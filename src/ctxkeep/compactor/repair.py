@@ -11,8 +11,8 @@ extractors, against what it replaced:
    confidence (a low one, a near miss say, stays);
 2. **lost instructions**: every standing instruction of the replaced user messages (the
    ones the extractive summary would list,
-   :func:`~ctxkeep.compactor.summary.dropped_instructions`, but not from text a harness
-   wrote as the user, :func:`is_harness_text`) that the summary no longer
+   :func:`~ctxkeep.compactor.summary.dropped_instructions`: never text a harness wrote
+   as the user, :func:`~ctxkeep.compactor.summary.is_harness_text`) that the summary no longer
    carries, verbatim or reworded (CK003's survival judgement,
    :func:`~ctxkeep.extract.survival.still_carried`), is added verbatim, before the
    model's text;
@@ -27,11 +27,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ctxkeep.base.findings import Confidence
-from ctxkeep.compactor.facts import FactSource
 from ctxkeep.compactor.result import RemovedItem
 from ctxkeep.compactor.summary import SummaryRequest, dropped_instructions, held_to_caps
 from ctxkeep.extract import SourceIndex
@@ -39,7 +37,6 @@ from ctxkeep.extract import SourceIndex
 __all__ = [
     "LOST_HEADING",
     "Repaired",
-    "is_harness_text",
     "marker",
     "repair_summary",
     "sources_digest",
@@ -105,46 +102,6 @@ def _without_invented(summary: str, conversation: SourceIndex) -> tuple[str, lis
     return summary, removed
 
 
-def is_harness_text(text: str) -> bool:
-    """User-role text a harness wrote, not the user: it opens with an injection tag that
-    the log readers mark as injected -- Claude Code's ``<system-reminder>``,
-    ``<local-command-caveat>``, ``<command-name>``..., Codex's ``<environment_context>``,
-    ``# AGENTS.md instructions``... (docs/formats.md). An agent's API messages carry
-    them as user messages as its transcript does.
-
-    Real case (benchmarks/real-logs/claude-code-91_b42542f24f_0, its compaction): the
-    replaced history holds 16 ``<system-reminder>`` user messages and a
-    ``<local-command-caveat>``; read as the user's words, the repair added "you MUST
-    refuse to improve or augment the code" and "DO NOT respond to these messages ..." to
-    the summary as lost standing instructions.
-    """
-    from ctxkeep.log.adapters import claude_code, codex
-    from ctxkeep.log.adapters._arrays import INJECTED_OPENINGS
-
-    head = text.lstrip()
-    return (
-        claude_code.injected_kind_of_user_text(head) is not None
-        or codex.injected_kind_of_user_text(head) is not None
-        or any(head.startswith(opening) for opening, _kind in INJECTED_OPENINGS)
-    )
-
-
-def _users_words(sources: Sequence[FactSource]) -> list[FactSource]:
-    """The sources the user wrote: harness text left out, and the ``<system-reminder>``
-    blocks Claude Code appends to a user message cut out of it."""
-    from ctxkeep.log.adapters.claude_code import split_system_reminders
-
-    out: list[FactSource] = []
-    for source in sources:
-        if source.role != "user":
-            continue
-        text, reminders = split_system_reminders(source.text)
-        if not text.strip() or is_harness_text(text):
-            continue
-        out.append(replace(source, text=text, instructions=None) if reminders else source)
-    return out
-
-
 def repair_summary(written: str, request: SummaryRequest, conversation: SourceIndex) -> Repaired:
     """``written`` (a summariser's text for ``request``) audited against ``conversation``,
     an index of the texts of every message (what was replaced and what stays), and
@@ -152,7 +109,7 @@ def repair_summary(written: str, request: SummaryRequest, conversation: SourceIn
     from ctxkeep.extract.survival import still_carried  # the auditor, when used
 
     text, removed = _without_invented(written.strip(), conversation)
-    asked = dropped_instructions(_users_words(request.sources))
+    asked = dropped_instructions(request.sources)
     lost = [t for t in asked if not still_carried(t, text)]
     lines = [LOST_HEADING, *(f"- {t}" for t in lost)] if lost else []
     held = held_to_caps("\n".join([*lines, text]), request.cap_bytes, request.cap_tokens)
