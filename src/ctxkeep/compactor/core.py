@@ -44,7 +44,12 @@ from ctxkeep.compactor.receipts import (
     read_receipts,
     receipt_block,
 )
-from ctxkeep.compactor.result import CompactionResult, CompactionStats, Decision
+from ctxkeep.compactor.result import (
+    CompactionResult,
+    CompactionStats,
+    Decision,
+    frozen_from_columns,
+)
 from ctxkeep.compactor.score import Scoring, resolve_scorer, score, scorer_name
 from ctxkeep.compactor.segment import Segments, Unit, group_units, read_segments
 from ctxkeep.compactor.summary import (
@@ -448,26 +453,24 @@ def _assemble(run: _Run, plan: Plan, summary_text: str | None, run_id: str) -> C
 
 
 def _decisions(run: _Run, plan: Plan) -> tuple[Decision, ...]:
-    segments, scores = run.segments, run.scoring.scores
-    unit_of = list(range(len(segments)))
+    segments, n = run.segments, len(run.segments)
+    unit_of = list(range(n))
     for unit in run.units:
         for i in unit.members:
             unit_of[i] = unit.members[0]
-    columns = zip(
-        segments.hashes, segments.roles, segments.sizes, segments.tokens, plan.kept,
-        plan.reasons, unit_of, strict=True,
+    values: list[float | None] = [None] * n
+    confidences: list[float | None] = [None] * n
+    for i, found in run.scoring.scores.items():
+        values[i], confidences[i] = found.value, found.confidence
+    spans: list[tuple[tuple[int, int], ...] | None] = [None] * n
+    for i, kept_spans in plan.spans.items():
+        spans[i] = kept_spans
+    columns = (
+        range(n), segments.hashes, segments.roles, segments.sizes, segments.tokens, values,
+        confidences, plan.kept, plan.reasons, unit_of, spans,
     )  # fmt: skip
-    decisions = []
-    for i, (content_hash, role, size, tokens, kept, reason, unit) in enumerate(columns):
-        found = scores.get(i)
-        value, confidence = (None, None) if found is None else (found.value, found.confidence)
-        decisions.append(
-            Decision(
-                i, content_hash, role, size, tokens, value, confidence, kept, reason, unit,
-                plan.spans.get(i),
-            )
-        )  # fmt: skip
-    return tuple(decisions)
+    # Not Decision(...) per message: 10,000 frozen inits cost ~8% of a compaction.
+    return frozen_from_columns(Decision, columns)
 
 
 # --- the public functions --------------------------------------------------------------
