@@ -329,10 +329,12 @@ def _summary_sources(run: _Run, plan: Plan) -> tuple[FactSource, ...]:
     chosen = [-neg for _value, neg in users]
     read = sum(len(texts[i]) for i in chosen)
     # The others are read best first only until the scan limit: a heap, not a full sort
-    # (a few hundred of thousands are read).
-    others = [(-value.get(i, 0.0), -i) for i in texts if roles[i] != "user"]
-    heapq.heapify(others)
+    # (a few hundred of thousands are read), and none when the user's words fill it.
     limit = scan_limit(plan.cap_bytes)
+    others: list[tuple[float, int]] = []
+    if read < limit:
+        others = [(-value.get(i, 0.0), -i) for i in texts if roles[i] != "user"]
+        heapq.heapify(others)
     while others and read < limit:
         i = -heapq.heappop(others)[1]
         chosen.append(i)
