@@ -220,9 +220,7 @@ def _untouched_plan(n: int, units: Sequence[Unit]) -> Plan:
 
 
 def _run_id(segments: Segments, settings: _Settings, task: str, scorer: str) -> str:
-    digest = hashlib.sha256()
-    for content_hash in segments.hashes:
-        digest.update(content_hash.encode())
+    digest = hashlib.sha256("".join(segments.hashes).encode())
     digest.update(repr((settings.to_dict(), task, scorer)).encode("utf-8", "surrogatepass"))
     return digest.hexdigest()[:16]
 
