@@ -1,8 +1,8 @@
 """The shortcuts the compactor takes for speed give the answers of the plain way.
 
 Each test pins one thing the fast code relies on: a pre-check that never skips a text the
-slow check would flag, a batched scan that agrees with one text at a time, and the
-tool-unit listing.
+slow check would flag, a batched scan that agrees with one text at a time, the
+tool-unit listing, and decisions built column by column.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,6 +24,7 @@ from ctxkeep.compactor.pins import (
     may_hold_constraints,
     trigger_head,
 )
+from ctxkeep.compactor.result import Decision, frozen_from_columns
 from ctxkeep.compactor.segment import group_units, read_segments
 from ctxkeep.extract import constraints as extractor
 from ctxkeep.extract import extract_constraints
@@ -198,3 +200,34 @@ def test_the_built_in_lexical_scorer_read_directly_scores_as_through_the_protoco
     assert any(d.score for d in direct.decisions)
     assert direct.decisions == wrapped.decisions
     assert direct.messages == wrapped.messages
+
+
+def test_decisions_built_from_columns_equal_the_dataclass() -> None:
+    columns: list[list[Any]] = [
+        [0, 1],
+        ["a" * 64, "b" * 64],
+        ["user", None],
+        [10, 0],
+        [3, 0],
+        [0.5, None],
+        [1.0, None],
+        [True, False],
+        ["selected", "orphan"],
+        [0, 1],
+        [((0, 4),), None],
+    ]
+    fast = frozen_from_columns(Decision, columns)
+    assert fast == tuple(map(Decision, *columns))
+    rows = zip(*columns, strict=True)
+    assert [d.to_dict() for d in fast] == [Decision(*row).to_dict() for row in rows]
+    assert hash(fast[1]) == hash(Decision(*[c[1] for c in columns]))
+    with pytest.raises(AttributeError):  # still frozen
+        fast[0].kept = False  # type: ignore[misc]
+    assert frozen_from_columns(Decision, [[]] * 11) == ()
+
+
+def test_columns_of_different_lengths_or_count_are_refused() -> None:
+    with pytest.raises(ValueError, match="11 columns of one length"):
+        frozen_from_columns(Decision, [[1, 2]] * 10 + [[1]])
+    with pytest.raises(ValueError, match="11 columns of one length"):
+        frozen_from_columns(Decision, [[1]] * 10)

@@ -150,10 +150,12 @@ def classify(
             continue  # a later member of a unit met at its first
         elif own[i]:
             out.forced.append(Forced((i,), (own[i],), sizes[i], tokens[i]))
-        elif scores[i].confidence < min_confidence:
-            out.forced.append(Forced((i,), ("unsure",), sizes[i], tokens[i]))
         else:
-            out.choices.append(Choice(scores[i].value, i, (i,), sizes[i], tokens[i]))
+            found = scores[i]
+            if found.confidence < min_confidence:
+                out.forced.append(Forced((i,), ("unsure",), sizes[i], tokens[i]))
+            else:
+                out.choices.append(Choice(found.value, i, (i,), sizes[i], tokens[i]))
     out.choices.sort(reverse=True)  # by value, ties by the newer: a Choice starts (value, last)
     return out
 
@@ -170,9 +172,13 @@ def _classify_unit(
     if unit.broken and not unit.pending:
         out.orphans.extend(members)
         return
-    size_b = sum(segments.sizes[i] for i in members)
-    size_t = sum(segments.tokens[i] for i in members)
-    if unit.pending or any(own[i] for i in members):
+    size_b = size_t = 0
+    protected = False
+    for i in members:
+        size_b += segments.sizes[i]
+        size_t += segments.tokens[i]
+        protected = protected or bool(own[i])
+    if unit.pending or protected:
         out.forced.append(Forced(members, _unit_reasons(members, own), size_b, size_t))
         return
     member_scores = [scores[i] for i in members]
