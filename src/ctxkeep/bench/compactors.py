@@ -33,6 +33,7 @@ __all__ = [
     "COMPACTOR_NAMES",
     "Compactor",
     "available_compactors",
+    "langchain_messages",
     "message_tokens",
     "recency_truncation",
 ]
@@ -83,16 +84,21 @@ def recency_truncation(messages: Sequence[Message], task: str, budget_tokens: in
     return systems + kept
 
 
-def _langchain() -> tuple[CompactFn | None, str | None]:
+def langchain_messages() -> Any:
+    """``langchain_core.messages`` (what the benchmarks compare against), or None when it
+    is not installed. Typed as Any: langchain-core is not a dependency of ctxkeep, so its
+    types must not decide whether ctxkeep's own type check passes."""
     try:
-        lc = importlib.import_module("langchain_core.messages")
+        return importlib.import_module("langchain_core.messages")
     except ImportError:
+        return None
+
+
+def _langchain() -> tuple[CompactFn | None, str | None]:
+    lc = langchain_messages()
+    if lc is None:
         return None, "not installed"
-    # Typed as Any: langchain-core is not a dependency of ctxkeep, so its types must not
-    # decide whether ctxkeep's own type check passes.
-    trim: Any = lc.trim_messages
-    to_lc: Any = lc.convert_to_messages
-    to_openai: Any = lc.convert_to_openai_messages
+    trim, to_lc, to_openai = lc.trim_messages, lc.convert_to_messages, lc.convert_to_openai_messages
 
     def run(messages: Sequence[Message], task: str, budget_tokens: int) -> list[Message]:
         del task

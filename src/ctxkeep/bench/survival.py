@@ -25,7 +25,6 @@ is counted as *stale*). Every run records the bytes it produced against its targ
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -225,14 +224,12 @@ def recency_truncation(zone: Sequence[Message], following: Message, target: int)
 
 
 def _langchain() -> tuple[ReplaceFn | None, str | None]:
-    try:
-        lc = importlib.import_module("langchain_core.messages")
-    except ImportError:
+    from ctxkeep.bench.compactors import langchain_messages
+
+    lc = langchain_messages()
+    if lc is None:
         return None, "not installed"
-    # Typed as Any: langchain-core is not a dependency of ctxkeep.
-    trim: Any = lc.trim_messages
-    to_lc: Any = lc.convert_to_messages
-    to_openai: Any = lc.convert_to_openai_messages
+    trim, to_lc, to_openai = lc.trim_messages, lc.convert_to_messages, lc.convert_to_openai_messages
 
     def run(zone: Sequence[Message], following: Message, target: int) -> Produced:
         del following
