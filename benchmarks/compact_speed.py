@@ -2,11 +2,14 @@
 against plain recency truncation (keep the newest messages that fit) in the same run.
 
     .venv/bin/python benchmarks/compact_speed.py [--sizes 1000,10000,100000] [--runs 3]
+        [--chars 200-2000]
 
 The conversation is synthetic but shaped like an agent session: a system prompt, a task,
 then turns of prose, tool calls with their results (file listings, code, test output,
 some tracebacks and paths), and short acknowledgements. The budget is a quarter of it.
-Target: 10,000 messages in under 100 ms.
+By default messages are short (2 to 120 words, about 200 bytes on average); ``--chars
+200-2000`` makes every message's text 200 to 2,000 characters long, the size of messages
+in real sessions. Target (issue 12): 10,000 messages in under 150 ms.
 """
 
 from __future__ import annotations
@@ -59,11 +62,35 @@ def _prose(rng: random.Random, vocab: list[str], weights: list[float], lo: int, 
     return " ".join(rng.choices(vocab, weights, k=rng.randint(lo, hi)))
 
 
-def conversation(n: int, seed: int = 7) -> list[dict[str, Any]]:
-    """``n`` OpenAI-style messages with tool pairs, deterministic for a seed (Zipf words)."""
+def conversation(
+    n: int, seed: int = 7, chars: tuple[int, int] | None = None
+) -> list[dict[str, Any]]:
+    """``n`` OpenAI-style messages with tool pairs, deterministic for a seed (Zipf words);
+    with ``chars`` every text is cut or extended to a length drawn from that range."""
     rng = random.Random(seed)
     vocab = _vocabulary(rng)
     weights = [1.0 / (rank + 1) for rank in range(len(vocab))]
+    msgs = _turns(n, rng, vocab, weights)
+    if chars is not None:
+        for message in msgs[2:]:  # the system prompt and the task stay as they are
+            if isinstance(message.get("content"), str):
+                message["content"] = _sized(message["content"], rng, vocab, weights, chars)
+    return msgs
+
+
+def _sized(
+    text: str, rng: random.Random, vocab: list[str], weights: list[float], chars: tuple[int, int]
+) -> str:
+    """``text`` cut or extended with more words to a length drawn from ``chars``."""
+    length = rng.randint(*chars)
+    while len(text) < length:
+        text += " " + _prose(rng, vocab, weights, 20, 60)
+    return text[:length]
+
+
+def _turns(
+    n: int, rng: random.Random, vocab: list[str], weights: list[float]
+) -> list[dict[str, Any]]:
     msgs: list[dict[str, Any]] = [
         {"role": "system", "content": "You are a coding agent."},
         {"role": "user", "content": _TASK},
@@ -129,14 +156,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--chars", default=None, help="message length range, e.g. 200-2000")
     args = parser.parse_args()
+    chars = tuple(int(x) for x in args.chars.split("-")) if args.chars else None
     print(machine(), f"(load average {os.getloadavg()[0]:.1f})")
     print(
         f"{'messages':>9} {'MB':>6} {'lexical wall':>13} {'cpu':>7} {'truncate':>9} "
         f"{'ratio':>6} {'kept':>6} {'pinned':>7}"
     )
     for n in (int(s) for s in args.sizes.split(",")):
-        msgs = conversation(n)
+        msgs = conversation(n, chars=(chars[0], chars[1]) if chars else None)
         total = sum(len(message_text(m).encode("utf-8")) for m in msgs)
         budget = total // 4
         runs = args.runs if n <= 10_000 else 2

@@ -9,8 +9,6 @@ those names plus what this module defines itself (``own``), sorted.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ctxkeep._lazy import attach
@@ -19,6 +17,7 @@ from ctxkeep._version import __version__ as __version__
 if TYPE_CHECKING:
     from ctxkeep.compactor import CompactionResult as CompactionResult
     from ctxkeep.compactor import Decision as Decision
+    from ctxkeep.compactor import compact as compact
     from ctxkeep.compactor import replay as replay
     from ctxkeep.engine import AuditResult as AuditResult
     from ctxkeep.engine import audit as audit
@@ -33,7 +32,6 @@ if TYPE_CHECKING:
     from ctxkeep.log import ReadOptions as ReadOptions
     from ctxkeep.log import Session as Session
     from ctxkeep.log import read_session as read_session
-    from ctxkeep.messages import Messages  # a type only: not re-exported
     from ctxkeep.scorers import Score as Score
     from ctxkeep.scorers import Scorer as Scorer
     from ctxkeep.scorers import ScoreRequest as ScoreRequest
@@ -45,51 +43,4 @@ if TYPE_CHECKING:
     from ctxkeep.verify import guard as guard
     from ctxkeep.verify import split_points as split_points
 
-__getattr__, __dir__ = attach(__name__, __file__, own=("__version__", "compact"))
-
-
-def compact(
-    messages: Messages,
-    task: str,
-    *,
-    target_bytes: int | None = None,
-    target_tokens: int | None = None,
-    keep_recent: int = 4,
-    batch_size: int = 8,
-    min_confidence: float = 0.35,
-    summary_bytes: int = 1024,
-    summary_role: str = "system",
-    state_message_bytes: int = 2000,
-    pin_patterns: Sequence[str] = (),
-    enable_pinning: bool = True,
-    pin_flags: str = "i",
-    scorer: Scorer | str | None = None,
-    receipt_path: str | os.PathLike[str] | None = None,
-    run_id: str | None = None,
-) -> CompactionResult:
-    """Compact ``messages`` for ``task`` within a budget; never raises.
-
-    The typed face of :func:`ctxkeep.compactor.compact` (which documents every option):
-    ``messages`` are OpenAI chat messages, Anthropic messages or ctxkeep events, as
-    mappings; ``task`` is what the agent is doing, the text messages are scored against.
-    """
-    from ctxkeep.compactor import compact as run
-
-    return run(
-        messages,
-        task,
-        target_bytes=target_bytes,
-        target_tokens=target_tokens,
-        keep_recent=keep_recent,
-        batch_size=batch_size,
-        min_confidence=min_confidence,
-        summary_bytes=summary_bytes,
-        summary_role=summary_role,
-        state_message_bytes=state_message_bytes,
-        pin_patterns=pin_patterns,
-        enable_pinning=enable_pinning,
-        pin_flags=pin_flags,
-        scorer=scorer,
-        receipt_path=receipt_path,
-        run_id=run_id,
-    )
+__getattr__, __dir__ = attach(__name__, __file__, own=("__version__",))

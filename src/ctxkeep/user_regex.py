@@ -18,6 +18,7 @@ are removed.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,13 +39,18 @@ class UserRegexError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class UserRegex:
-    """A compiled user pattern: ``search(text)`` is truthy when it matches."""
+    """A compiled user pattern: ``search(text)`` is truthy when it matches;
+    ``finditer(text)`` gives every match (offsets in characters, as ``re``'s)."""
 
     pattern: str
     _compiled: Any
 
     def search(self, text: str) -> bool:
         return self._compiled.search(text) is not None
+
+    def finditer(self, text: str) -> Iterator[Any]:
+        """The matches in ``text``, each with ``start()`` and ``end()``."""
+        return iter(self._compiled.finditer(text))
 
 
 def _class_escape(letter: str, inside: bool) -> str:

@@ -1,8 +1,8 @@
 """The shortcuts the compactor takes for speed give the answers of the plain way.
 
 Each test pins one thing the fast code relies on: a pre-check that never skips a text the
-slow check would flag, a batched scan that agrees with one text at a time, objects built
-through slot descriptors that equal the dataclass's own, and the tool-unit listing.
+slow check would flag, a batched scan that agrees with one text at a time, and the
+tool-unit listing.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,11 +23,9 @@ from ctxkeep.compactor.pins import (
     may_hold_constraints,
     trigger_head,
 )
-from ctxkeep.compactor.result import Decision, frozen_from_columns
 from ctxkeep.compactor.segment import group_units, read_segments
 from ctxkeep.extract import constraints as extractor
 from ctxkeep.extract import extract_constraints
-from ctxkeep.scorers import Candidate
 from ctxkeep.scorers.lexical import CHUNK_CHARS, LexicalScorer
 
 PINS, _ = compile_pins(())
@@ -123,42 +120,6 @@ def test_batched_pins_match_one_text_at_a_time(batch: list[str]) -> None:
     assert PINS.pins_of(batch, prose) == [
         PINS.pins_of([text], [words])[0] for text, words in zip(batch, prose, strict=True)
     ]
-
-
-def test_decisions_built_from_columns_equal_the_dataclass() -> None:
-    columns: list[list[Any]] = [
-        [0, 1],
-        ["a" * 64, "b" * 64],
-        ["user", None],
-        [10, 0],
-        [3, 0],
-        [0.5, None],
-        [1.0, None],
-        [True, False],
-        ["selected", "orphan"],
-        [0, 1],
-    ]
-    fast = frozen_from_columns(Decision, columns)
-    assert fast == tuple(map(Decision, *columns))
-    rows = zip(*columns, strict=True)
-    assert [d.to_dict() for d in fast] == [Decision(*row).to_dict() for row in rows]
-    assert hash(fast[0]) == hash(Decision(*[c[0] for c in columns]))
-    with pytest.raises(AttributeError):  # still frozen
-        fast[0].kept = False  # type: ignore[misc]
-    assert frozen_from_columns(Decision, [[]] * 10) == ()
-
-
-def test_candidates_built_from_columns_equal_the_dataclass() -> None:
-    fast = frozen_from_columns(Candidate, ([3, 0], ["text", ""], [9, 1]))
-    assert fast == (Candidate(3, "text", 9), Candidate(0, "", 1))
-    assert repr(fast[1]) == repr(Candidate(0, "", 1))
-
-
-def test_columns_of_different_lengths_or_count_are_refused() -> None:
-    with pytest.raises(ValueError, match="3 columns of one length"):
-        frozen_from_columns(Candidate, ([1, 2], ["a"], [1, 1]))
-    with pytest.raises(ValueError, match="3 columns of one length"):
-        frozen_from_columns(Candidate, ([1], ["a"]))
 
 
 def _openai(n_plain: int) -> list[dict[str, Any]]:

@@ -73,6 +73,30 @@ def test_a_chinese_pin_keeps_its_message() -> None:
     assert any("E1234" in str(m.get("content")) for m in result.messages)
 
 
+def test_a_user_pin_keeps_its_span_when_the_hard_budget_cuts_the_message() -> None:
+    # hard mode keeps the spans that triggered a pin: a user pin's offsets come from RE2
+    noise = " ".join(f"第{i}句无关的说明。" for i in range(60))
+    pinned = f"{noise} 错误代码 E1234 必须保留。 {noise}"
+    messages = [
+        {"role": "user", "content": "任务：修复解析器"},
+        *({"role": "assistant", "content": f"无关的输出 {i} " + "噪" * 200} for i in range(6)),
+        {"role": "assistant", "content": pinned},
+        {"role": "user", "content": "继续"},
+    ]
+    result = compact(
+        messages,
+        "修复",
+        target_bytes=900,
+        keep_recent=0,
+        budget="hard",
+        pin_patterns=[r"代码\s\w+\s必须"],
+    )
+    assert result.stats.bytes_after <= 900
+    kept = [str(m.get("content")) for m in result.messages]
+    assert any("错误代码 E1234 必须保留" in text for text in kept)
+    assert pinned not in kept  # the message itself was shortened around its pinned span
+
+
 def test_a_class_complement_inside_a_class_is_refused_clearly() -> None:
     from ctxkeep.user_regex import UserRegexError, compile_user_regex
 

@@ -10,23 +10,29 @@ from pathlib import Path
 from typing import Any
 
 from ctxkeep.bench.quality import QualityReport
+from ctxkeep.bench.survival import FactReport
 
-__all__ = ["ChartUnavailable", "write_chart"]
+__all__ = ["ChartUnavailable", "write_chart", "write_fact_chart"]
 
 
 class ChartUnavailable(RuntimeError):
     """matplotlib is not installed (``pip install 'ctxkeep[bench]'``)."""
 
 
-def write_chart(report: QualityReport, path: Path) -> None:
-    """Two panels (constraints, identifiers kept) against budget, one line per compactor."""
+def _pyplot() -> Any:
+    """matplotlib's pyplot, drawing to files (typed as Any: matplotlib is an optional
+    extra, not part of ctxkeep's type check)."""
     try:
         matplotlib: Any = importlib.import_module("matplotlib")
     except ImportError:
         raise ChartUnavailable("the chart needs matplotlib: pip install 'ctxkeep[bench]'") from None
-    # Typed as Any: matplotlib is an optional extra, not part of ctxkeep's type check.
     matplotlib.use("Agg")  # no display: write a file
-    plt: Any = importlib.import_module("matplotlib.pyplot")
+    return importlib.import_module("matplotlib.pyplot")
+
+
+def write_chart(report: QualityReport, path: Path) -> None:
+    """Two panels (constraints, identifiers kept) against budget, one line per compactor."""
+    plt = _pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(12, 6), sharey=True)
     names = list(dict.fromkeys(r.compactor for r in report.rows if r.unavailable is None))
     panels = (
@@ -62,5 +68,49 @@ def write_chart(report: QualityReport, path: Path) -> None:
     fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=4, fontsize=8)
     fig.suptitle(f"ctxkeep bench quality — corpus {report.corpus}, {len(report.sessions)} sessions")
     fig.tight_layout(rect=(0, 0.1, 1, 1))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write_fact_chart(report: FactReport, path: Path) -> None:
+    """Two panels (facts, instructions kept) against the budget's share of the zone (log
+    scale), one line per method that ran."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5.5), sharey=True)
+    names = list(dict.fromkeys(r.method for r in report.rows if r.unavailable is None))
+    panels = (("facts kept", "fact_survival"), ("instructions kept", "instruction_survival"))
+    markers = "osD^vP"
+    for ax, (title, field) in zip(axes, panels, strict=True):
+        for rank, name in enumerate(names):
+            rows = sorted((r for r in report.rows if r.method == name), key=lambda r: r.budget)
+            points = [(100 * r.budget, getattr(r, field)) for r in rows]
+            xs = [x for x, y in points if y is not None]
+            ys = [100 * y for _, y in points if y is not None]
+            # Coinciding lines (truncations that keep nothing) show as nested bands.
+            ax.plot(
+                xs,
+                ys,
+                "-" if name.startswith("ctxkeep") else "--",
+                marker=markers[rank % len(markers)],
+                linewidth=1.2 + 0.9 * (len(names) - 1 - rank),
+                markersize=4 + 0.9 * (len(names) - 1 - rank),
+                alpha=0.8,
+                label=name,
+            )
+        ax.set_title(title)
+        ax.set_xscale("log")
+        ax.minorticks_off()
+        ax.set_xlabel("budget (% of the replaced zone's bytes)")
+        ax.set_xticks([100 * b for b in report.budgets])
+        ax.set_xticklabels([f"{100 * b:g}%" for b in report.budgets])
+        ax.set_ylim(-4, 104)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("% of what was planted in the zone")
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=5, fontsize=8)
+    fig.suptitle(
+        f"ctxkeep bench facts — corpus {report.corpus}, {len(report.chats)} chats, "
+        f"zones {', '.join(f'{100 * z:g}%' for z in report.zones)}"
+    )
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     fig.savefig(path, dpi=110)
     plt.close(fig)

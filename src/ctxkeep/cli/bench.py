@@ -37,6 +37,11 @@ def progress(length: int, label: str) -> Iterator[Callable[..., None]]:
             "speed_command",
             "Audit and compaction speed, each as a ratio against a baseline of the same run.",
         ),
+        "facts": Lazy(
+            "ctxkeep.cli.bench_commands",
+            "facts_command",
+            "Which compaction keeps the facts of a long chat at a tight budget.",
+        ),
     },
 )
 def bench() -> None:
@@ -44,5 +49,6 @@ def bench() -> None:
 
     Sessions are generated from fixed seeds (English and Chinese, 50 to 2,000 messages,
     standing constraints stated early, identifiers introduced by tool output), so every
-    run measures the same corpus. See benchmarks/RESULTS.md for the published figures.
+    run measures the same corpus. `bench facts` measures which compaction keeps the facts
+    of long chats at tight budgets. See benchmarks/RESULTS.md for the published figures.
     """

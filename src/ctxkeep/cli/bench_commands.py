@@ -10,9 +10,13 @@ import click
 
 from ctxkeep.bench.compactors import COMPACTOR_NAMES
 from ctxkeep.bench.corpus import CORPORA
+from ctxkeep.bench.fact_corpus import CHAT_CORPORA
+from ctxkeep.bench.survival import BUDGETS as FACT_BUDGETS
+from ctxkeep.bench.survival import METHOD_NAMES
+from ctxkeep.bench.survival import ZONES as FACT_ZONES
 from ctxkeep.cli.bench import progress
 
-__all__ = ["quality_command", "speed_command"]
+__all__ = ["facts_command", "quality_command", "speed_command"]
 
 
 @click.command("quality")
@@ -170,3 +174,142 @@ def speed_command(
     if json_path is not None:
         json_path.write_bytes(to_json(report))
         click.echo(f"wrote {json_path}", err=True)
+
+
+def _shares(text: str) -> tuple[float, ...]:
+    """``"0.5,1,2"`` (percent) -> (0.005, 0.01, 0.02)."""
+    try:
+        values = tuple(float(part) / 100 for part in text.split(",") if part.strip())
+    except ValueError:
+        raise click.BadParameter(
+            f"expected percentages separated by commas, got {text!r}"
+        ) from None
+    if not values or any(not 0 < v <= 1 for v in values):
+        raise click.BadParameter(f"expected percentages in (0, 100], got {text!r}")
+    return values
+
+
+def _percent_list(values: tuple[float, ...]) -> str:
+    return ",".join(f"{100 * v:g}" for v in values)
+
+
+@click.command("facts")
+@click.option(
+    "--corpus",
+    "corpus_name",
+    type=click.Choice(list(CHAT_CORPORA)),
+    default="smoke",
+    show_default=True,
+    help="smoke: two 50 KB chats (English, Chinese); full: 50, 200 and 800 KB in both.",
+)
+@click.option(
+    "--zones",
+    default=_percent_list(FACT_ZONES),
+    show_default=True,
+    help="Replaced zones: the oldest share of each chat's bytes, in percent.",
+)
+@click.option(
+    "--budgets",
+    default=_percent_list(FACT_BUDGETS),
+    show_default=True,
+    help="Budgets, in percent of the zone's bytes.",
+)
+@click.option(
+    "--method",
+    "only",
+    multiple=True,
+    type=click.Choice(METHOD_NAMES),
+    help="Run only this method (repeatable) [default: all].",
+)
+@click.option(
+    "--llm-url",
+    envvar="CTXKEEP_BENCH_LLM_URL",
+    default=None,
+    help="An OpenAI-compatible server for the llm-summary row [env CTXKEEP_BENCH_LLM_URL; "
+    "key from CTXKEEP_BENCH_LLM_KEY].",
+)
+@click.option(
+    "--llm-model",
+    envvar="CTXKEEP_BENCH_LLM_MODEL",
+    default="default",
+    show_default=True,
+    help="The model the server is asked for [env CTXKEEP_BENCH_LLM_MODEL].",
+)
+@click.option(
+    "--json",
+    "json_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the full report, every run with its bytes out and target, as JSON.",
+)
+@click.option(
+    "--chart",
+    "chart_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write a PNG chart of facts kept against budget (needs the bench extra).",
+)
+def facts_command(
+    corpus_name: str,
+    zones: str,
+    budgets: str,
+    only: tuple[str, ...],
+    llm_url: str | None,
+    llm_model: str,
+    json_path: Path | None,
+    chart_path: Path | None,
+) -> None:
+    """Which compaction keeps the facts of a long chat at a tight budget.
+
+    Generated chats (50-800 KB, English and Chinese) have facts of the user's life
+    planted in them — personal details, numbers, dates, names, preferences, facts that
+    change (only the newer value counts) — and standing instructions. The oldest part
+    of each chat (the zone) is replaced, within the budget, by: recency truncation (its
+    last bytes), LangChain trim_messages (if langchain-core is installed), ctxkeep
+    compact in soft and hard mode, and an LLM summary (with --llm-url). A fact is kept
+    when its keywords are in the replacement. Every run's bytes out are checked against
+    its target.
+    """
+    import os
+
+    from ctxkeep.bench.llm_summary import LLMEndpoint
+    from ctxkeep.bench.render import fact_table, fact_zone_table
+    from ctxkeep.bench.survival import fact_methods, run_facts, steps, to_json
+
+    zone_shares, budget_shares = _shares(zones), _shares(budgets)
+    llm = None
+    if llm_url:
+        llm = LLMEndpoint(llm_url, llm_model, os.environ.get("CTXKEEP_BENCH_LLM_KEY") or None)
+    methods = tuple(m for m in fact_methods(llm) if not only or m.name in only)
+    specs = CHAT_CORPORA[corpus_name]
+    length = steps(specs, zone_shares, budget_shares, len(methods))
+    with progress(length, "facts") as tick:
+        report = run_facts(
+            corpus_name,
+            zones=zone_shares,
+            budgets=budget_shares,
+            methods=methods,
+            llm=llm,
+            on_step=tick,
+        )
+    click.echo(fact_table(report))
+    middle = budget_shares[len(budget_shares) // 2]
+    click.echo(f"\nfacts kept at {100 * middle:g}% of the zone, by zone:")
+    click.echo(fact_zone_table(report, middle))
+    click.echo(
+        f"\ncorpus {report.corpus}: {len(report.chats)} chats, {report.facts_planted} facts "
+        f"and {report.instructions_planted} instructions planted (ctxkeep's extractor finds "
+        f"{report.instructions_found} of the instructions)"
+        + (f"; llm-summary: {report.llm}" if report.llm else "")
+    )
+    if json_path is not None:
+        json_path.write_bytes(to_json(report))
+        click.echo(f"wrote {json_path}", err=True)
+    if chart_path is not None:
+        from ctxkeep.bench.chart import ChartUnavailable, write_fact_chart
+
+        try:
+            write_fact_chart(report, chart_path)
+        except ChartUnavailable as exc:
+            raise click.ClickException(str(exc)) from None
+        click.echo(f"wrote {chart_path}", err=True)

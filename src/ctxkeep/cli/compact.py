@@ -159,6 +159,10 @@ def stats_line(result: Any) -> str:
     ]
     if s.requests:
         parts.append(f"{s.requests} requests (~{s.scorer_tokens:,} tokens sent)")
+    if s.shortened:
+        parts.append(f"shortened {s.shortened}")
+    if s.budget == "hard":
+        parts.append("hard budget")
     if s.degraded:
         parts.append(f"DEGRADED: {s.degraded_reason}")
     if s.over_budget:
@@ -219,6 +223,14 @@ def same_file(a: str, b: str) -> bool:
     help="Append a receipt (one JSON line per message + one per run) to this file.",
 )
 @click.option("--run-id", default=None, help="Name the run in the receipt.")
+@click.option(
+    "--hard-budget",
+    is_flag=True,
+    help="Never exceed the target: protected messages give way (long tool output elided, "
+    "messages cut to their pinned spans, then dropped). Only the system messages and the "
+    "last user message are never cut; if they alone are over, nothing is written and the "
+    "exit code is 3.",
+)
 def compact_command(
     file: str,
     target_bytes: int | None,
@@ -238,6 +250,7 @@ def compact_command(
     summary_role: str | None,
     receipt: str | None,
     run_id: str | None,
+    hard_budget: bool,
 ) -> None:
     """Compact the messages in FILE to --target-bytes and/or --target-tokens.
 
@@ -245,9 +258,13 @@ def compact_command(
     Anthropic messages or ctxkeep events); "-" reads stdin. System messages, the last
     --keep-recent messages and pinned ones (paths, tracebacks, error codes, URLs,
     constraints, --pin) are kept; the rest are scored against --task and the most
-    valuable kept, tool calls with their results. The compacted messages go to stdout as
+    valuable kept, tool calls with their results, and a summary of the instructions and
+    facts of what went takes the place of the first dropped message. By default
+    protected messages stay whole even over the target (the stats say by how much);
+    --hard-budget makes the target a hard limit. The compacted messages go to stdout as
     JSONL, the stats to stderr, so it pipes. Exits 2 on unreadable input (bad lines are
-    reported with their line and the rest is still compacted).
+    reported with their line and the rest is still compacted), 3 when a hard budget
+    cannot hold.
     """
     from ctxkeep.compactor import compact
 
@@ -274,7 +291,12 @@ def compact_command(
         scorer=make_cli_scorer(scorer, url, model, timeout),
         receipt_path=receipt,
         run_id=run_id,
+        budget="hard" if hard_budget else "soft",
     )
+    if not result.fits:
+        why = next(p for p in result.problems if p.startswith("hard budget cannot hold"))
+        click.echo(f"ctxkeep: error: {why}", err=True)
+        sys.exit(exit_codes.BUDGET)
     write_messages(result.messages)
     for problem in result.problems:
         click.echo(f"ctxkeep: warning: {problem}", err=True)

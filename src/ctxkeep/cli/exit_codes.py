@@ -8,3 +8,5 @@ FINDINGS = 1
 """Findings at or above the threshold."""
 USAGE = 2
 """A usage error, or nothing at all could be read."""
+BUDGET = 3
+"""``compact --hard-budget``: the system messages and the last user message alone exceed it."""

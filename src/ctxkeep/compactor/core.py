@@ -1,6 +1,21 @@
-"""compact() and replay(): segment -> protect -> score -> gate -> select -> summarise.
+"""compact() and replay(): segment -> protect -> score -> fit -> summarise -> assemble.
 
-Both share :func:`_select_and_build`, so a replay at the original budget and threshold
+Each step is a function of its own module:
+
+1. **segment** (:mod:`~ctxkeep.compactor.segment`): every message as text, size, tokens
+   and hash; tool calls grouped with their results into units;
+2. **protect** (:mod:`~ctxkeep.compactor.protect`): system messages, the last
+   ``keep_recent``, pinned ones;
+3. **score** (:mod:`~ctxkeep.compactor.score`): the scorer's value for the rest (replay
+   reads the values from a receipt instead);
+4. **fit** (:mod:`~ctxkeep.compactor.fit` for a soft budget,
+   :mod:`~ctxkeep.compactor.hard` for a hard one): which units stay, and under a hard
+   budget which are shortened to spans;
+5. **summarise** (:mod:`~ctxkeep.compactor.summary`): the instructions and facts of what
+   went, packed to the room left;
+6. **assemble** (here): the output list, one decision per message, the stats.
+
+compact() and replay() share steps 1, 2 and 4-6, so a replay at the original budget
 makes exactly the original decisions. Neither ever raises: invalid options become
 ``problems`` on the result, and an unexpected error leaves the input untouched with the
 error named in ``problems``.
@@ -10,19 +25,18 @@ from __future__ import annotations
 
 import hashlib
 import heapq
-import itertools
 import math
-import operator
 import os
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from itertools import compress
-from operator import attrgetter, itemgetter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ctxkeep._gc import cyclic_gc_paused
-from ctxkeep.compactor.pins import compile_pins, may_hold_constraints
+from ctxkeep.compactor.facts import FactSource
+from ctxkeep.compactor.fit import Budget, Classified, Plan, classify, soft_plan
+from ctxkeep.compactor.hard import HardInput, fit_hard, mandatory_messages, why_not
+from ctxkeep.compactor.protect import Protection, protect
 from ctxkeep.compactor.receipts import (
     ReceiptFile,
     ReceiptRun,
@@ -30,47 +44,27 @@ from ctxkeep.compactor.receipts import (
     read_receipts,
     receipt_block,
 )
-from ctxkeep.compactor.result import (
-    CompactionResult,
-    CompactionStats,
-    Decision,
-    frozen_from_columns,
-)
+from ctxkeep.compactor.result import CompactionResult, CompactionStats, Decision
+from ctxkeep.compactor.score import Scoring, resolve_scorer, score, scorer_name
 from ctxkeep.compactor.segment import Segments, Unit, group_units, read_segments
 from ctxkeep.compactor.summary import (
+    SummaryRequest,
     conversation_dialect,
-    cut_utf8,
+    extractive_summary,
+    held_to_caps,
+    scan_limit,
     summary_message,
-    summary_text,
 )
-from ctxkeep.extract import extract_constraints
+from ctxkeep.compactor.text import utf8_size
 from ctxkeep.log.model import located
-from ctxkeep.scorers import (
-    Candidate,
-    Score,
-    Scorer,
-    ScoreRequest,
-    ScorerError,
-    ScorerUnavailable,
-    make_scorer,
-)
-from ctxkeep.scorers.lexical import LexicalScorer
+from ctxkeep.messages import Messages
+from ctxkeep.scorers import Candidate, Score, Scorer
 from ctxkeep.scorers.recency import recency_score
 from ctxkeep.tokens import count_tokens, estimate_tokens, token_method
 
 __all__ = ["compact", "replay"]
 
-_VALUE = attrgetter("value")
-_CONFIDENCE = attrgetter("confidence")
-_LAST = itemgetter(-1)
-
-_GIVE_UP_AFTER = 3
-"""Consecutive failed batches after which the scorer is not asked again this run."""
-QUESTION_BYTES = 4000
-"""The most of one message sent to a remote scorer."""
-_SYSTEM_ROLES = frozenset({"system", "developer"})
-_SUMMARY_CANDIDATES = 256
-"""The most dropped messages the summary considers quoting (best first)."""
+BUDGET_MODES = ("soft", "hard")
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,21 +80,14 @@ class _Settings:
     pin_patterns: tuple[str, ...]
     enable_pinning: bool
     pin_flags: str
+    budget: str
 
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__slots__}
 
-
-@dataclass
-class _Scoring:
-    """What the scoring step produced (mutable while it runs)."""
-
-    scores: dict[int, Score]
-    scorer: str
-    degraded_reason: str | None = None
-    requests: int = 0
-    failed_requests: int = 0
-    scorer_tokens: int = 0
+    @property
+    def limit(self) -> Budget:
+        return Budget(self.target_bytes, self.target_tokens)
 
 
 # --- option checking -----------------------------------------------------------------
@@ -115,50 +102,58 @@ def _opt_int(value: Any, name: str, default: int | None, problems: list[str]) ->
     return value
 
 
-def _settings(options: Mapping[str, Any], problems: list[str]) -> _Settings:
-    target_bytes = _opt_int(options["target_bytes"], "target_bytes", None, problems)
-    target_tokens = _opt_int(options["target_tokens"], "target_tokens", None, problems)
-    keep_recent = _opt_int(options["keep_recent"], "keep_recent", 4, problems)
-    batch_size = _opt_int(options["batch_size"], "batch_size", 8, problems)
-    summary_bytes = _opt_int(options["summary_bytes"], "summary_bytes", 1024, problems)
-    state_bytes = _opt_int(options["state_message_bytes"], "state_message_bytes", 2000, problems)
-    min_conf = options["min_confidence"]
+def _min_confidence(value: Any, problems: list[str]) -> float:
     if (
-        isinstance(min_conf, bool)
-        or not isinstance(min_conf, int | float)
-        or not math.isfinite(min_conf)
-        or not 0.0 <= min_conf <= 1.0
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or not 0.0 <= value <= 1.0
     ):
-        problems.append(f"min_confidence: expected a number in [0, 1], got {min_conf!r}")
-        min_conf = 0.35
+        problems.append(f"min_confidence: expected a number in [0, 1], got {value!r}")
+        return 0.35
+    return float(value)
+
+
+def _pin_patterns(patterns: Any, problems: list[str]) -> tuple[str, ...]:
+    if isinstance(patterns, str):
+        return (patterns,)
+    try:
+        return tuple(patterns or ())
+    except TypeError:
+        problems.append("pin_patterns: expected a sequence of regex strings")
+        return ()
+
+
+def _settings(options: Mapping[str, Any], problems: list[str]) -> _Settings:
+    def number(name: str, default: int) -> int:
+        value = _opt_int(options[name], name, default, problems)
+        return default if value is None else value
+
     role = options["summary_role"]
     if not isinstance(role, str) or not role:
         problems.append(f"summary_role: expected a role name, got {role!r}; using 'system'")
         role = "system"
-    patterns = options["pin_patterns"]
-    if isinstance(patterns, str):
-        patterns = (patterns,)
-    try:
-        pin_patterns = tuple(patterns or ())
-    except TypeError:
-        problems.append("pin_patterns: expected a sequence of regex strings")
-        pin_patterns = ()
     flags = options["pin_flags"]
     if not isinstance(flags, str):
         problems.append(f"pin_flags: expected letters of 'imsx', got {flags!r}")
         flags = "i"
+    mode = options.get("budget", "soft")
+    if mode not in BUDGET_MODES:
+        problems.append(f"budget: expected 'soft' or 'hard', got {mode!r}; using 'soft'")
+        mode = "soft"
     return _Settings(
-        target_bytes=target_bytes,
-        target_tokens=target_tokens,
-        keep_recent=keep_recent if keep_recent is not None else 4,
-        batch_size=max(1, batch_size or 1),
-        min_confidence=float(min_conf),
-        summary_bytes=summary_bytes if summary_bytes is not None else 1024,
+        target_bytes=_opt_int(options["target_bytes"], "target_bytes", None, problems),
+        target_tokens=_opt_int(options["target_tokens"], "target_tokens", None, problems),
+        keep_recent=number("keep_recent", 4),
+        batch_size=max(1, number("batch_size", 8)),
+        min_confidence=_min_confidence(options["min_confidence"], problems),
+        summary_bytes=number("summary_bytes", 1024),
         summary_role=role,
-        state_message_bytes=state_bytes if state_bytes is not None else 2000,
-        pin_patterns=pin_patterns,
+        state_message_bytes=number("state_message_bytes", 2000),
+        pin_patterns=_pin_patterns(options["pin_patterns"], problems),
         enable_pinning=bool(options["enable_pinning"]),
         pin_flags=flags,
+        budget=mode,
     )
 
 
@@ -175,457 +170,270 @@ def _as_list(messages: Any, problems: list[str]) -> list[Any]:
         return []
 
 
-# --- protect ---------------------------------------------------------------------------
+# --- the pipeline ----------------------------------------------------------------------
 
 
-def _protect(
-    messages: Sequence[Any],
-    segments: Segments,
-    settings: _Settings,
-    problems: list[str],
-) -> list[str]:
-    """Each message's own protection reason, or '' (system > recent > pinned).
-
-    Paths, URLs and constraints pin a message that speaks in words (user, system, an
-    assistant turn without tool calls); tool calls and results, and the words beside a
-    call, are pinned only by traces and error codes (see :meth:`PinSet.pins_of`).
-    """
-    pins, pin_problems = compile_pins(
-        settings.pin_patterns, enabled=settings.enable_pinning, flags=settings.pin_flags
-    )
-    problems.extend(pin_problems)
-    n = len(segments)
-    recent_from = max(0, n - settings.keep_recent)
-    reasons = [""] * recent_from + ["recent"] * (n - recent_from)
-    roles = segments.roles
-    for i in compress(range(n), map(_SYSTEM_ROLES.__contains__, roles)):
-        reasons[i] = "system"
-    # Column by column (map, compress, filterfalse run in C): most messages go through.
-    unpinned = list(itertools.filterfalse(reasons.__getitem__, range(recent_from)))
-    texts = list(map(segments.texts.__getitem__, unpinned))
-    # A message that makes or answers tool calls is tool traffic: the words beside a call
-    # narrate it ("Let me read src/x.py"), so only failures pin it.
-    traffic = zip(segments.calls, segments.results, segments.native_calls, strict=True)
-    is_traffic = list(map(any, traffic))
-    prose = [
-        "" if is_traffic[i] or roles[i] == "tool" else text
-        for i, text in zip(unpinned, texts, strict=True)
-    ]
-    found = pins.pins_of(texts, prose)
-    for k in [k for k, pin in enumerate(found) if pin is not None]:
-        reasons[unpinned[k]] = f"pinned:{found[k]}"
-    if settings.enable_pinning:
-        # The pin pattern sees a marker only where a sentence starts; a user's constraint
-        # is also "错误信息必须保留行号" or "补充两点：禁止…" (subject first, after a
-        # colon). The auditor's extractor, which judges survival, decides; it runs only
-        # where one of its markers can be (may_hold_constraints).
-        is_user = map("user".__eq__, map(roles.__getitem__, unpinned))
-        users = [
-            k for k in compress(range(len(unpinned)), is_user) if found[k] is None and prose[k]
-        ]
-        cued = may_hold_constraints([prose[k] for k in users])
-        for k in compress(users, cued):
-            if extract_constraints(prose[k]):
-                reasons[unpinned[k]] = "pinned:constraint"
-    return reasons
+ScoreStep = Callable[[Segments, list[int]], Scoring]
+"""Step 3 as compact() and replay() do it: scores for the messages that may be scored."""
 
 
-# --- score -----------------------------------------------------------------------------
+def _needs_compacting(segments: Segments, units: Sequence[Unit], budget: Budget) -> bool:
+    """Whether the sendable messages exceed the budget (orphans are dropped anyway)."""
+    unsendable = [i for u in units if u.broken and not u.pending for i in u.members]
+    total_b = sum(segments.sizes) - sum(segments.sizes[i] for i in unsendable)
+    total_t = sum(segments.tokens) - sum(segments.tokens[i] for i in unsendable)
+    return budget.exceeded_by(total_b, total_t) != (0, 0)
 
 
-def _state(task: str, segments: Segments, settings: _Settings) -> str:
-    """The task and the latest messages, cut to ``state_message_bytes``."""
-    parts = [f"Task: {task}"]
-    n = len(segments)
-    tail = range(max(0, n - settings.keep_recent), n) if settings.keep_recent else range(0)
-    if tail:
-        parts.append("Latest messages:")
-        parts.extend(f"{segments.roles[i] or 'message'}: {segments.texts[i]}" for i in tail)
-    return cut_utf8("\n".join(parts), settings.state_message_bytes)
+def _to_score_order(units: Sequence[Unit], own: Sequence[str]) -> list[int]:
+    """The messages that may be scored, in order of their unit's first message (a remote
+    scorer's batches follow the conversation): a message alone unless it is protected; a
+    tool unit when none of its members is."""
+    first_of: dict[int, tuple[int, ...]] = {}
+    in_unit: set[int] = set()
+    for unit in units:
+        in_unit.update(unit.members)
+        if not unit.broken and not any(own[i] for i in unit.members):
+            first_of[unit.members[0]] = unit.members
+    order: list[int] = []
+    for i, reason in enumerate(own):
+        if i in in_unit:
+            order.extend(first_of.get(i, ()))
+        elif not reason:
+            order.append(i)
+    return order
 
 
-def _resolve_scorer(scorer: Any, problems: list[str]) -> Scorer:
-    if scorer is None:
-        return make_scorer("lexical")
-    if isinstance(scorer, str):
-        try:
-            return make_scorer(scorer)
-        except KeyError as exc:
-            problems.append(f"scorer: {exc.args[0]}; using lexical")
-            return make_scorer("lexical")
-    if isinstance(scorer, Scorer):
-        return scorer
-    problems.append(f"scorer: {type(scorer).__name__} is not a Scorer; using lexical")
-    return make_scorer("lexical")
-
-
-def _scorer_name(scorer: Scorer) -> str:
-    name = getattr(scorer, "name", None)
-    return name if isinstance(name, str) else type(scorer).__name__
-
-
-def _score(
-    scorer: Scorer,
-    task: str,
-    segments: Segments,
-    to_score: Sequence[int],
-    settings: _Settings,
-    problems: list[str],
-) -> _Scoring:
-    n = len(segments)
-    name = _scorer_name(scorer)
-    result = _Scoring(scores={}, scorer=name)
-    if not to_score:
-        return result
-    remote = bool(getattr(scorer, "remote", False))
-    per_candidate = bool(getattr(scorer, "per_candidate", False))
-    state = _state(task, segments, settings) if remote else task
-    texts = list(map(segments.texts.__getitem__, to_score))
-    if remote:
-        texts = [cut_utf8(text, QUESTION_BYTES) for text in texts]
-    size = settings.batch_size if remote else len(to_score)
-    batches = [(k, min(k + size, len(to_score))) for k in range(0, len(to_score), size)]
-    # The built-in lexical scorer reads the texts as they are: no Candidate per message.
-    lexical = scorer if type(scorer) is LexicalScorer and not remote else None
-    failed = consecutive = 0
-    for number, (lo, hi) in enumerate(batches):
-        indexes, batch_texts = to_score[lo:hi], texts[lo:hi]
-        if consecutive >= _GIVE_UP_AFTER:
-            # The endpoint is down or broken: asking on would cost a timeout per batch.
-            result.scores.update(_by_recency(indexes, n))
-            failed += 1
-            continue
-        calls = len(indexes) if per_candidate else 1
-        try:
-            if lexical is not None:
-                scores = list(lexical.score_texts(task, batch_texts))
-            else:
-                batch = frozen_from_columns(Candidate, (indexes, batch_texts, [n] * len(indexes)))
-                scores = list(scorer.score(ScoreRequest(task, state, batch)))
-            if len(scores) != len(indexes):
-                raise ScorerError(f"{len(scores)} scores for {len(indexes)} messages")
-            # Each distinct object once: a scorer shares one Score for many messages.
-            distinct = dict(zip(map(id, scores), scores, strict=True)).values()
-            bad = [s for s in distinct if not isinstance(s, Score) or not s.is_valid()]
-            if bad:
-                raise ScorerError(f"score outside [0, 1]: {bad[0]!r}")
-        except ScorerUnavailable as exc:
-            problems.append(f"scorer {name}: {exc}; the whole run is scored by recency")
-            result.degraded_reason = f"unavailable: {exc}"
-            result.scores = dict(_by_recency(to_score, n))
-            return result
-        except Exception as exc:  # any failure of a caller's scorer takes the same path
-            failed += 1
-            consecutive += 1
-            if remote:
-                result.requests += calls
-                result.failed_requests += calls
-            problems.append(f"scorer {name}: batch {number + 1} failed: {exc}; scored by recency")
-            result.scores.update(_by_recency(indexes, n))
-            continue
-        consecutive = 0
-        if remote:
-            result.requests += calls
-            result.scorer_tokens += estimate_tokens(state) * calls + sum(
-                map(estimate_tokens, batch_texts)
-            )
-        result.scores.update(zip(indexes, scores, strict=True))
-    if failed == len(batches):
-        result.degraded_reason = "every batch failed: the whole run is scored by recency"
-    elif consecutive >= _GIVE_UP_AFTER:
-        result.degraded_reason = (
-            f"{_GIVE_UP_AFTER} batches failed in a row: {failed} of {len(batches)} batches "
-            "scored by recency"
-        )
-    elif failed:
-        result.degraded_reason = f"{failed} of {len(batches)} batches failed: scored by recency"
-    return result
-
-
-def _by_recency(indexes: Iterable[int], total: int) -> Iterator[tuple[int, Score]]:
-    """(index, recency score) of each message: the fallback for a failed batch."""
-    return ((i, recency_score(Candidate(i, "", total))) for i in indexes)
-
-
-# --- select and build ------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Budget:
-    bytes: int | None
-    tokens: int | None
-
-    def exceeded_by(self, size_bytes: int, size_tokens: int) -> tuple[int, int]:
-        over_b = max(0, size_bytes - self.bytes) if self.bytes is not None else 0
-        over_t = max(0, size_tokens - self.tokens) if self.tokens is not None else 0
-        return over_b, over_t
-
-
-def _unit_reason(unit: Unit, own: Sequence[str]) -> str:
-    """The first protection reason among the unit's members, or ''."""
-    return next(filter(None, map(own.__getitem__, unit.members)), "")
-
-
-def _message_reason(i: int, unit_reason: str, own: Sequence[str], alone: bool) -> str:
-    if own[i] or alone:
-        return own[i] or unit_reason
-    return f"paired:{unit_reason}"
+def _untouched_plan(n: int, units: Sequence[Unit]) -> Plan:
+    """Nothing to compact: every message stays but orphans (no API accepts them)."""
+    plan = Plan(kept=[True] * n, reasons=["under-budget"] * n, dropped=[])
+    for unit in units:
+        if unit.broken and not unit.pending:
+            for i in unit.members:
+                plan.kept[i], plan.reasons[i] = False, "orphan"
+    return plan
 
 
 def _run_id(segments: Segments, settings: _Settings, task: str, scorer: str) -> str:
     digest = hashlib.sha256()
-    hashes = segments.hashes
-    for k in range(0, len(hashes), 1024):  # as one update per hash, in blocks of 64 KB
-        digest.update("".join(hashes[k : k + 1024]).encode())
+    for content_hash in segments.hashes:
+        digest.update(content_hash.encode())
     digest.update(repr((settings.to_dict(), task, scorer)).encode("utf-8", "surrogatepass"))
     return digest.hexdigest()[:16]
 
 
-def _needs_scoring(
-    segments: Segments, units: Sequence[Unit], own: Sequence[str], budget: _Budget
-) -> tuple[bool, list[int]]:
-    """Whether anything must go, and the messages that may be scored (in order of their
-    unit's first message: a remote scorer's batches follow the conversation)."""
-    unsendable = [i for u in units if u.broken and not u.pending for i in u.members]
-    sizes, tokens = segments.sizes, segments.tokens
-    total_b = sum(sizes) - sum(map(sizes.__getitem__, unsendable))
-    total_t = sum(tokens) - sum(map(tokens.__getitem__, unsendable))
-    over = budget.exceeded_by(total_b, total_t)
-    if over == (0, 0):
-        return False, []
-    return True, _to_score_order(units, own)
+@dataclass
+class _Run:
+    """One compaction: its inputs and what the steps found."""
+
+    messages: list[Any]
+    settings: _Settings
+    segments: Segments
+    units: list[Unit]
+    protection: Protection
+    scoring: Scoring
+    task: str
+    exact: bool
+    problems: list[str]
 
 
-def _to_score_order(units: Sequence[Unit], own: Sequence[str]) -> list[int]:
-    """The messages that may be scored, in order of their unit's first message: a message
-    alone unless it is protected; a tool unit when none of its members is."""
-    if not units:
-        return [i for i, reason in enumerate(own) if not reason]
-    in_unit = {i for u in units for i in u.members}
-    owned = set(compress(range(len(own)), own))
-    unit_at = {
-        u.members[0]: u.members for u in units if not u.broken and owned.isdisjoint(u.members)
-    }
-    to_score: list[int] = []
-    for i, reason in enumerate(own):
-        if i in in_unit:
-            members = unit_at.get(i)
-            if members is not None:
-                to_score.extend(members)
-        elif not reason:
-            to_score.append(i)
-    return to_score
-
-
-def _select_and_build(
-    messages: Sequence[Any],
-    segments: Segments,
-    units: Sequence[Unit],
-    own: Sequence[str],
-    scoring: _Scoring,
+def _pipeline(
+    messages: list[Any],
     settings: _Settings,
-    compaction_needed: bool,
-    run_id: str,
-    exact_tokens: bool,
+    score_step: ScoreStep,
+    name_run: Callable[[Segments, Scoring], str],
+    task: str,
     problems: list[str],
 ) -> CompactionResult:
-    budget = _Budget(settings.target_bytes, settings.target_tokens)
-    n = len(segments)
-    sizes, tokens = segments.sizes, segments.tokens
-    kept = [True] * n
-    reason = [""] * n
-    scores = scoring.scores
-    min_confidence = settings.min_confidence
-    forced_b = forced_t = 0
-    # (value, last index, unit or None for a message alone, bytes, tokens) of every unit
-    # that may be dropped
-    candidates: list[tuple[float, int, Unit | None, int, int]] = []
-    in_unit = {i for u in units for i in u.members}
-    if not compaction_needed:
-        reason = ["under-budget"] * n
-    else:
-        # Messages alone (most of them), a column at a time: protected, unsure, or
-        # candidates.
-        alone = list(itertools.filterfalse(in_unit.__contains__, range(n)))
-        protected = list(compress(alone, map(own.__getitem__, alone)))
-        free = list(itertools.filterfalse(own.__getitem__, alone)) if protected else alone
-        free_scores = list(map(scores.__getitem__, free))
-        sure = list(
-            map(operator.le, itertools.repeat(min_confidence), map(_CONFIDENCE, free_scores))
-        )
-        unsure = list(compress(free, map(operator.not_, sure)))
-        for i in protected:
-            reason[i] = own[i]
-        for i in unsure:
-            reason[i] = "unsure"
-        forced = protected + unsure
-        forced_b += sum(map(sizes.__getitem__, forced))
-        forced_t += sum(map(tokens.__getitem__, forced))
-        chosen = list(compress(free, sure))
-        candidates.extend(
-            zip(
-                map(_VALUE, compress(free_scores, sure)),
-                chosen,
-                itertools.repeat(None),
-                map(sizes.__getitem__, chosen),
-                map(tokens.__getitem__, chosen),
-            )
-        )
-    multi = [u for u in units if len(u.members) > 1]
-    # Tool units whose members carry no protection of their own: scored as a whole, a
-    # column at a time (most units of an agent session); the others one by one below.
-    owned = set(compress(range(n), own)) if compaction_needed else set()
-    plain = [u for u in units if not u.broken and owned.isdisjoint(u.members)]
-    for unit in units if len(plain) < len(units) else ():
-        members = unit.members
-        if unit.broken and not unit.pending:
-            for i in members:
-                kept[i], reason[i] = False, "orphan"
-        elif compaction_needed and (unit.pending or not owned.isdisjoint(members)):
-            unit_own = _unit_reason(unit, own)
-            r = unit_own or "pending-call"
-            for i in members:
-                reason[i] = _message_reason(i, r, own, len(members) == 1) if unit_own else r
-            forced_b += sum(map(sizes.__getitem__, members))
-            forced_t += sum(map(tokens.__getitem__, members))
-    if compaction_needed and plain:
-        members_of = [u.members for u in plain]
-        unit_b = list(map(sum, map(map, itertools.repeat(sizes.__getitem__), members_of)))
-        unit_t = list(map(sum, map(map, itertools.repeat(tokens.__getitem__), members_of)))
-        unit_scores = list(map(list, map(map, itertools.repeat(scores.__getitem__), members_of)))
-        confidence = map(min, map(map, itertools.repeat(_CONFIDENCE), unit_scores))
-        sure = list(map(operator.le, itertools.repeat(min_confidence), confidence))
-        for unit in compress(plain, map(operator.not_, sure)):
-            for i in unit.members:
-                reason[i] = "unsure"
-        not_sure = list(map(operator.not_, sure))
-        forced_b += sum(compress(unit_b, not_sure))
-        forced_t += sum(compress(unit_t, not_sure))
-        candidates.extend(
-            zip(
-                map(max, map(map, itertools.repeat(_VALUE), compress(unit_scores, sure))),
-                map(_LAST, compress(members_of, sure)),
-                compress(plain, sure),
-                compress(unit_b, sure),
-                compress(unit_t, sure),
-                strict=True,
-            )
-        )
+    exact = settings.target_tokens is not None
+    segments = read_segments(messages, exact_tokens=exact)  # 1. segment
+    units = group_units(segments)
+    protection = protect(  # 2. protect
+        segments,
+        keep_recent=settings.keep_recent,
+        pin_patterns=settings.pin_patterns,
+        enable_pinning=settings.enable_pinning,
+        pin_flags=settings.pin_flags,
+        problems=problems,
+    )
+    own = protection.reasons
+    needed = _needs_compacting(segments, units, settings.limit)
+    scoring = score_step(segments, _to_score_order(units, own) if needed else [])  # 3. score
+    run = _Run(messages, settings, segments, units, protection, scoring, task, exact, problems)
+    run_id = name_run(segments, scoring)
+    if not needed:
+        return _assemble(run, _untouched_plan(len(segments), units), None, run_id)
+    classified = classify(segments, units, own, scoring.scores, settings.min_confidence)
+    if settings.budget == "hard":
+        return _hard(run, classified, run_id)
+    plan = soft_plan(len(segments), classified, settings.limit, settings.summary_bytes)  # 4. fit
+    return _assemble(run, plan, _summarise(run, plan), run_id)  # 5. summarise, 6. assemble
 
-    over_b, over_t = budget.exceeded_by(forced_b, forced_t)
+
+def _hard(run: _Run, classified: Classified, run_id: str) -> CompactionResult:
+    """Fit, summarise and assemble under a hard budget, measured on the output: when the
+    output is over (a summary's tokens, a shortened message's), plan again with the
+    budget lowered by the excess; at worst only the mandatory part is left."""
+    limit = run.settings.limit
+    budget = limit
+    for _attempt in range(12):
+        inp = HardInput(
+            run.messages, run.segments, run.protection, run.scoring.scores, budget,
+            run.settings.summary_bytes, run.exact,
+        )  # fmt: skip
+        plan = fit_hard(inp, classified)
+        if not plan.fits:
+            run.problems.append(
+                why_not(replace(inp, budget=limit), mandatory_messages(run.segments))
+            )
+            return _assemble(run, plan, None, run_id)
+        result = _assemble(run, plan, _summarise(run, plan), run_id)
+        over_b, over_t = limit.exceeded_by(result.stats.bytes_after, result.stats.tokens_after)
+        if (over_b, over_t) == (0, 0):
+            return result
+        budget = Budget(
+            None if budget.bytes is None else budget.bytes - over_b - 1 - budget.bytes // 50,
+            None if budget.tokens is None else budget.tokens - over_t - 1 - budget.tokens // 50,
+        )
+    plan = fit_hard(
+        replace(
+            inp,
+            budget=Budget(
+                0 if limit.bytes is not None else None, 0 if limit.tokens is not None else None
+            ),
+        ),
+        classified,
+    )
+    return _assemble(run, plan, None, run_id)
+
+
+# --- summarise -------------------------------------------------------------------------
+
+
+def _summary_sources(run: _Run, plan: Plan) -> tuple[FactSource, ...]:
+    """The dropped texts and the elided parts of shortened messages, in reading order:
+    what the user said first, then by the scorer's value, newer first. Every user text is
+    listed (instructions are read from all of them); the others up to what the summary
+    reads (:func:`~ctxkeep.compactor.summary.scan_limit`)."""
+    segments = run.segments
+    roles = segments.roles
+    value = {i: score.value for i, score in run.scoring.scores.items()}
+    texts = {i: segments.texts[i] for i in plan.dropped}
+    texts.update((i, text) for i, text in plan.elided.items() if text)
+    users = sorted((-value.get(i, 0.0), -i) for i in texts if roles[i] == "user")
+    chosen = [-neg for _value, neg in users]
+    read = sum(len(texts[i]) for i in chosen)
+    # The others are read best first only until the scan limit: a heap, not a full sort
+    # (a few hundred of thousands are read).
+    others = [(-value.get(i, 0.0), -i) for i in texts if roles[i] != "user"]
+    heapq.heapify(others)
+    limit = scan_limit(plan.cap_bytes)
+    while others and read < limit:
+        i = -heapq.heappop(others)[1]
+        chosen.append(i)
+        read += len(texts[i])
+    known = run.protection.instructions
+    return tuple(
+        FactSource(
+            i,
+            roles[i],
+            texts[i],
+            value.get(i, 0.0),
+            None if i in plan.elided else known.get(i),  # judged whole, not an elided part
+        )
+        for i in chosen
+    )
+
+
+def _summarise(run: _Run, plan: Plan) -> str | None:
+    """Step 5: the summary text, or None. The one place a summariser is called; its text
+    is held to the plan's caps whoever wrote it."""
+    if not plan.summarise:
+        return None
+    request = SummaryRequest(
+        sources=_summary_sources(run, plan),
+        dropped_count=len(plan.dropped),
+        dropped_bytes=sum(run.segments.sizes[i] for i in plan.dropped),
+        total=len(run.segments),
+        cap_bytes=plan.cap_bytes,
+        cap_tokens=plan.cap_tokens,
+        task=run.task,
+    )
+    return held_to_caps(extractive_summary(request), plan.cap_bytes, plan.cap_tokens)
+
+
+# --- assemble --------------------------------------------------------------------------
+
+
+def _summary_place(units: Sequence[Unit], kept: Sequence[bool], first: int) -> int:
+    """Where the summary goes in the output: at the first message it stands for, moved
+    past any kept tool unit that spans that place (a summary never splits a call from
+    its result)."""
+    place = first
+    moved = True
+    while moved:
+        moved = False
+        for unit in units:
+            members = unit.members
+            if len(members) > 1 and kept[members[0]] and members[0] < place <= members[-1]:
+                place = members[-1] + 1
+                moved = True
+    return sum(1 for i in range(min(place, len(kept))) if kept[i])
+
+
+def _assemble(run: _Run, plan: Plan, summary_text: str | None, run_id: str) -> CompactionResult:
+    """Step 6: the output list, a decision per message, the stats."""
+    segments, messages = run.segments, run.messages
+    n = len(segments)
+    out = [plan.replaced.get(i, messages[i]) for i in range(n) if plan.kept[i]]
     summary: Any | None = None
     summary_index: int | None = None
-    summary_size = 0
-    summary_body: str | None = None
-    if compaction_needed:
-        left_b = None if budget.bytes is None else budget.bytes - forced_b
-        left_t = None if budget.tokens is None else budget.tokens - forced_t
-        over = (over_b, over_t) != (0, 0)
-        cap_b = (
-            settings.summary_bytes if left_b is None else min(settings.summary_bytes, left_b // 4)
-        )
-        cap_t = None if left_t is None else left_t // 4
-        avail_b = None if left_b is None else left_b - cap_b
-        avail_t = None if left_t is None or cap_t is None else left_t - cap_t
-        # By value, ties: newer first. (value, last index) is unique to a candidate, so
-        # the tuples sort as their first two fields would, without building key tuples.
-        candidates.sort(reverse=True)
-        dropped: list[int] = []
-        dropped_reason = "over-budget" if over else "budget"
-        # Room left for kept units: unlimited without a target, none when over budget.
-        room_b: float = -1 if over else math.inf if avail_b is None else avail_b
-        room_t: float = -1 if over else math.inf if avail_t is None else avail_t
-        for _value, last, group, ub, ut in candidates:
-            if ub <= room_b and ut <= room_t:
-                room_b -= ub
-                room_t -= ut
-                if group is None or len(group.members) == 1:
-                    reason[last] = "selected"
-                else:
-                    for i in group.members:
-                        reason[i] = "paired:selected"
-            elif group is None or len(group.members) == 1:
-                kept[last], reason[last] = False, dropped_reason
-                dropped.append(last)
-            else:
-                for i in group.members:
-                    kept[i], reason[i] = False, f"paired:{dropped_reason}"
-                dropped.extend(group.members)
-        if dropped and not over and cap_b > 0 and (cap_t is None or cap_t > 0):
-            # Only the best few can be quoted within summary_bytes: no need to sort them
-            # all. Best first: by value, ties by the newer (no two share an index).
-            best = heapq.nlargest(
-                _SUMMARY_CANDIDATES, zip([scores[i].value for i in dropped], dropped, strict=True)
-            )
-            text = summary_text(
-                [segments[i] for _value, i in best],
-                dropped_count=len(dropped),
-                dropped_bytes=sum(map(sizes.__getitem__, dropped)),
-                cap_bytes=cap_b,
-                cap_tokens=cap_t,
-            )
-            if text is not None:
-                first_dropped = min(dropped)
-                summary_body = text
-                summary_index = _summary_place(multi, kept, first_dropped)
-                seq = (
-                    messages[first_dropped].get("seq")
-                    if isinstance(messages[first_dropped], Mapping)
-                    else None
-                )
-                dialect = conversation_dialect(segments.dialects)
-                summary = summary_message(text, dialect, settings.summary_role, seq)
-                summary_size = len(text.encode("utf-8", "surrogatepass"))
-
-    out = list(compress(messages, kept))
-    if summary_index is not None:
+    summary_bytes = summary_tokens = 0
+    if summary_text is not None:
+        covered = [*plan.dropped, *plan.elided]
+        first = min(covered) if covered else 0
+        summary_index = _summary_place(run.units, plan.kept, first)
+        seq = messages[first].get("seq") if isinstance(messages[first], Mapping) else None
+        dialect = conversation_dialect(segments.dialects)
+        summary = summary_message(summary_text, dialect, run.settings.summary_role, seq)
         out.insert(summary_index, summary)
-    unit_of = list(range(n))
-    for u in multi:
-        first = u.members[0]
-        for i in u.members:
-            unit_of[i] = first
-    values = dict(zip(scores, map(_VALUE, scores.values()), strict=True))
-    confidences = dict(zip(scores, map(_CONFIDENCE, scores.values()), strict=True))
-    decisions = frozen_from_columns(
-        Decision,
-        (
-            range(n),
-            segments.hashes,
-            segments.roles,
-            sizes,
-            tokens,
-            list(map(values.get, range(n))),
-            list(map(confidences.get, range(n))),
-            kept,
-            reason,
-            unit_of,
-        ),
-    )
-    counter = count_tokens if exact_tokens else estimate_tokens
-    summary_tokens = counter(summary_body) if summary_body is not None else 0
-    kept_count = sum(kept)
+        summary_bytes = utf8_size(summary_text)
+        summary_tokens = count_tokens(summary_text) if run.exact else estimate_tokens(summary_text)
+    decisions = _decisions(run, plan)
+    bytes_after = tokens_after = 0
+    for i in range(n):
+        if plan.kept[i]:
+            size_b, size_t = plan.sizes.get(i, (segments.sizes[i], segments.tokens[i]))
+            bytes_after += size_b
+            tokens_after += size_t
+    own = run.protection.reasons
+    kept_count = sum(plan.kept)
+    pinned = sum(1 for reason in own if reason.startswith("pinned:"))
+    scoring = run.scoring
     stats = CompactionStats(
         messages_before=n,
         messages_after=len(out),
-        bytes_before=sum(sizes),
-        bytes_after=sum(compress(sizes, kept)) + summary_size,
-        tokens_before=sum(tokens),
-        tokens_after=sum(compress(tokens, kept)) + summary_tokens,
+        bytes_before=sum(segments.sizes),
+        bytes_after=bytes_after + summary_bytes,
+        tokens_before=sum(segments.tokens),
+        tokens_after=tokens_after + summary_tokens,
         kept=kept_count,
         dropped=n - kept_count,
-        pinned=n - own.count("") - own.count("system") - own.count("recent"),
-        protected=sum(map(bool, compress(own, kept))),
-        over_budget_bytes=over_b,
-        over_budget_tokens=over_t,
-        summary_bytes=summary_size,
+        pinned=pinned,
+        protected=sum(1 for i in range(n) if plan.kept[i] and own[i]),
+        over_budget_bytes=plan.over_bytes,
+        over_budget_tokens=plan.over_tokens,
+        summary_bytes=summary_bytes,
         scorer=scoring.scorer,
         degraded=scoring.degraded_reason is not None,
         degraded_reason=scoring.degraded_reason,
         requests=scoring.requests,
         failed_requests=scoring.failed_requests,
         scorer_tokens=scoring.scorer_tokens,
-        token_method=token_method() if exact_tokens else "estimate",
+        token_method=token_method() if run.exact else "estimate",
+        budget=run.settings.budget,
+        fits=plan.fits,
+        shortened=len(plan.replaced),
     )
     return CompactionResult(
         messages=tuple(out),
@@ -635,24 +443,31 @@ def _select_and_build(
         decisions=decisions,
         run_id=run_id,
         receipt_path=None,
-        problems=tuple(problems),
+        problems=tuple(run.problems),
     )
 
 
-def _summary_place(units: Sequence[Unit], kept: Sequence[bool], first_dropped: int) -> int:
-    """Where the summary goes in the output: at the first dropped message, moved past any
-    kept tool unit that spans that place (a summary never splits a call from its result).
-    """
-    place = first_dropped
-    moved = True
-    while moved:
-        moved = False
-        for unit in units:
-            members = unit.members
-            if len(members) > 1 and kept[members[0]] and members[0] < place <= members[-1]:
-                place = members[-1] + 1
-                moved = True
-    return sum(compress(itertools.repeat(1, min(place, len(kept))), kept))
+def _decisions(run: _Run, plan: Plan) -> tuple[Decision, ...]:
+    segments, scores = run.segments, run.scoring.scores
+    unit_of = list(range(len(segments)))
+    for unit in run.units:
+        for i in unit.members:
+            unit_of[i] = unit.members[0]
+    columns = zip(
+        segments.hashes, segments.roles, segments.sizes, segments.tokens, plan.kept,
+        plan.reasons, unit_of, strict=True,
+    )  # fmt: skip
+    decisions = []
+    for i, (content_hash, role, size, tokens, kept, reason, unit) in enumerate(columns):
+        found = scores.get(i)
+        value, confidence = (None, None) if found is None else (found.value, found.confidence)
+        decisions.append(
+            Decision(
+                i, content_hash, role, size, tokens, value, confidence, kept, reason, unit,
+                plan.spans.get(i),
+            )
+        )  # fmt: skip
+    return tuple(decisions)
 
 
 # --- the public functions --------------------------------------------------------------
@@ -675,7 +490,7 @@ def _safe_describe(scorer: Scorer) -> dict[str, Any]:
         for k, v in described.items()
         if not any(word in str(k).lower() for word in _SECRET_WORDS)
     }
-    safe.setdefault("name", _scorer_name(scorer))
+    safe.setdefault("name", scorer_name(scorer))
     return safe
 
 
@@ -751,8 +566,6 @@ def _with_receipt(
 
 
 def _replace(result: CompactionResult, **changes: Any) -> CompactionResult:
-    from dataclasses import replace
-
     return replace(result, **changes)
 
 
@@ -769,8 +582,8 @@ def _task_text(task: Any, problems: list[str]) -> str:
 
 
 def compact(
-    messages: Any,
-    task: Any,
+    messages: Messages,
+    task: str,
     *,
     target_bytes: int | None = None,
     target_tokens: int | None = None,
@@ -786,6 +599,7 @@ def compact(
     scorer: Scorer | str | None = None,
     receipt_path: str | os.PathLike[str] | None = None,
     run_id: str | None = None,
+    budget: str = "soft",
 ) -> CompactionResult:
     """Compact ``messages`` (OpenAI chat, Anthropic messages or ctxkeep events) for ``task``.
 
@@ -796,6 +610,13 @@ def compact(
     ``target_tokens`` are spent, and puts an extractive summary where the first dropped
     message was. With no target nothing is dropped. Appends a receipt to ``receipt_path``
     when something was dropped. Never raises: see ``CompactionResult.problems``.
+
+    ``budget="soft"`` (the default) keeps protected messages whole and reports what they
+    put over the target in ``stats.over_budget_*``. ``budget="hard"`` never exceeds the
+    target: protected content gives way (long tool output elided, messages cut to their
+    pinned spans, then dropped; see :mod:`ctxkeep.compactor.hard`); only the system
+    messages and the last user message are never cut, and when they alone are over the
+    result has ``fits`` False, a reason in ``problems``, and only them.
     """
     options = {
         "target_bytes": target_bytes,
@@ -809,6 +630,7 @@ def compact(
         "pin_patterns": pin_patterns,
         "enable_pinning": enable_pinning,
         "pin_flags": pin_flags,
+        "budget": budget,
     }
     problems: list[str] = []
     try:
@@ -830,26 +652,28 @@ def _compact(
     settings = _settings(options, problems)
     msgs = _as_list(messages, problems)
     task_text = _task_text(task, problems)
-    exact = settings.target_tokens is not None
-    segments = read_segments(msgs, exact_tokens=exact)
-    units = group_units(segments)
-    own = _protect(msgs, segments, settings, problems)
-    budget = _Budget(settings.target_bytes, settings.target_tokens)
-    needed, to_score = _needs_scoring(segments, units, own, budget)
-    chosen = _resolve_scorer(scorer, problems)
-    scoring = (
-        _score(chosen, task_text, segments, to_score, settings, problems)
-        if needed
-        else _Scoring({}, _scorer_name(chosen))
-    )
-    rid = (
-        run_id
-        if isinstance(run_id, str) and run_id
-        else _run_id(segments, settings, task_text, scoring.scorer)
-    )
-    result = _select_and_build(
-        msgs, segments, units, own, scoring, settings, needed, rid, exact, problems
-    )
+    chosen = resolve_scorer(scorer, problems)
+
+    def score_step(segments: Segments, to_score: list[int]) -> Scoring:
+        if not to_score:
+            return Scoring(scorer=scorer_name(chosen))
+        return score(
+            chosen,
+            task_text,
+            segments,
+            to_score,
+            batch_size=settings.batch_size,
+            keep_recent=settings.keep_recent,
+            state_bytes=settings.state_message_bytes,
+            problems=problems,
+        )
+
+    def name_run(segments: Segments, scoring: Scoring) -> str:
+        if isinstance(run_id, str) and run_id:
+            return run_id
+        return _run_id(segments, settings, task_text, scoring.scorer)
+
+    result = _pipeline(msgs, settings, score_step, name_run, task_text, problems)
     task_hash = hashlib.sha256(task_text.encode("utf-8", "surrogatepass")).hexdigest()
     return _with_receipt(result, receipt_path, _safe_describe(chosen), settings, task_hash)
 
@@ -953,6 +777,7 @@ def _replay(
         "pin_patterns": recorded.get("pin_patterns", ()),
         "enable_pinning": recorded.get("enable_pinning", True),
         "pin_flags": recorded.get("pin_flags", "i"),
+        "budget": recorded.get("budget", "soft"),
     }
     if target_bytes is not None or target_tokens is not None:
         options["target_bytes"], options["target_tokens"] = target_bytes, target_tokens
@@ -964,28 +789,25 @@ def _replay(
         if value is not None:
             options[name] = value
     settings = _settings(options, problems)
-    exact = settings.target_tokens is not None
-    segments = read_segments(msgs, exact_tokens=exact)
-    units = group_units(segments)
-    own = _protect(msgs, segments, settings, problems)
-    needed, to_score = _needs_scoring(
-        segments, units, own, _Budget(settings.target_bytes, settings.target_tokens)
-    )
-    scores, _unmatched = _recorded_scores(run, segments)
     recorded_name = run.scorer.get("name", "unknown")
-    scoring = _Scoring({}, f"replay:{recorded_name}")
-    missing = [i for i in to_score if i not in scores]
-    scoring.scores = {i: scores[i] for i in to_score if i in scores}
-    if missing:
-        n = len(segments)
-        scoring.scores.update((i, recency_score(Candidate(i, "", n))) for i in missing)
-        scoring.degraded_reason = (
-            f"{len(missing)} message(s) have no score in the receipt: scored by recency"
-        )
-    rid = _run_id(segments, settings, f"replay:{run.run_id}", scoring.scorer)
-    result = _select_and_build(
-        msgs, segments, units, own, scoring, settings, needed, rid, exact, problems
-    )
-    described = {"name": scoring.scorer, "replayed_run": run.run_id}
+
+    def score_step(segments: Segments, to_score: list[int]) -> Scoring:
+        scores, _unmatched = _recorded_scores(run, segments)
+        scoring = Scoring(scorer=f"replay:{recorded_name}")
+        scoring.scores = {i: scores[i] for i in to_score if i in scores}
+        missing = [i for i in to_score if i not in scores]
+        if missing:
+            n = len(segments)
+            scoring.scores.update((i, recency_score(Candidate(i, "", n))) for i in missing)
+            scoring.degraded_reason = (
+                f"{len(missing)} message(s) have no score in the receipt: scored by recency"
+            )
+        return scoring
+
+    def name_run(segments: Segments, scoring: Scoring) -> str:
+        return _run_id(segments, settings, f"replay:{run.run_id}", scoring.scorer)
+
+    result = _pipeline(msgs, settings, score_step, name_run, "", problems)
+    described = {"name": f"replay:{recorded_name}", "replayed_run": run.run_id}
     task_hash = str(run.settings.get("task_sha256", ""))
     return _with_receipt(result, receipt_path, described, settings, task_hash)

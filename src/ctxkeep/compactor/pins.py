@@ -277,6 +277,20 @@ class PinSet:
                     result[i] = "user"
         return result
 
+    def hit_offsets(self, text: str, *, prose: bool) -> list[tuple[int, int, str]]:
+        """(start, end, pin name) of every match in ``text``: what triggered a pin, for
+        keeping those spans when the message must shrink. Prose pins (paths, URLs,
+        constraints) count only when ``prose``."""
+        hits: list[tuple[int, int, str]] = []
+        for pin in self.builtin:
+            if pin.name in PROSE_PINS and not prose:
+                continue
+            hits.extend((m.start(), m.end(), pin.name) for m in pin.pattern.finditer(text))
+        for pattern in self.user:
+            hits.extend((m.start(), m.end(), "user") for m in pattern.finditer(text))
+        hits.sort()
+        return hits
+
 
 CONSTRAINT_CUES = CONSTRAINT_HINTS
 CONSTRAINT_CUES_ZH = CONSTRAINT_HINTS_ZH

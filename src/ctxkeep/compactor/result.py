@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import collections
-import itertools
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, fields
-from typing import Any, TypeVar
+from dataclasses import asdict, dataclass
+from typing import Any
 
-T = TypeVar("T")
-
-__all__ = ["CompactionResult", "CompactionStats", "Decision", "frozen_from_columns"]
+__all__ = ["CompactionResult", "CompactionStats", "Decision"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +19,10 @@ class Decision:
     ``orphan`` (dropped: a tool call without its result or a result without its call),
     ``over-budget`` (dropped: protected messages alone exceed the budget); a message
     kept or dropped only because of the other half of its tool unit reads ``paired:<the
-    unit's reason>``. ``score`` and ``confidence`` are None when it was never scored.
+    unit's reason>``. Under a hard budget a protected message that had to give way reads
+    ``gave-way:<its reason>`` (dropped) and a message kept shortened lists in ``spans`` the
+    ``(start, end)`` character ranges of its text that were kept verbatim (the rest was
+    elided with a marker). ``score`` and ``confidence`` are None when it was never scored.
     """
 
     index: int
@@ -38,32 +36,11 @@ class Decision:
     reason: str
     unit: int
     """Index of the first message of its tool unit (its own index when alone)."""
+    spans: tuple[tuple[int, int], ...] | None = None
+    """Kept character ranges of a shortened message's text (hard budget); None: whole."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def frozen_from_columns(cls: type[T], columns: Sequence[Sequence[Any]]) -> tuple[T, ...]:
-    """``tuple(map(cls, *columns))`` for a frozen slotted dataclass without defaults or
-    ``__post_init__``, ~2.5 times faster: one Decision per message (and one Candidate
-    per message a scorer is asked about) is a large part of compacting a long session
-    (10,000 Decisions: 4 ms, not 11).
-
-    The objects are made empty, then each field is set column by column through its slot
-    descriptor, which is what the dataclass's ``__init__`` does one object at a time
-    through ``object.__setattr__``; the loops run in C. The objects are the same: equal,
-    hashed alike, still frozen. ``columns`` are the fields in order, all of one length.
-    """
-    # T is any dataclass; typeshed's fields() takes only a DataclassInstance type.
-    names = [field.name for field in fields(cls)]  # type: ignore[arg-type]
-    sizes = {len(column) for column in columns}
-    if len(columns) != len(names) or len(sizes) > 1:
-        raise ValueError(f"{cls.__name__}: {len(names)} columns of one length expected")
-    count = sizes.pop() if sizes else 0
-    objects = tuple(map(object.__new__, itertools.repeat(cls, count)))
-    for name, column in zip(names, columns, strict=True):
-        collections.deque(map(getattr(cls, name).__set__, objects, column), maxlen=0)
-    return objects
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +51,10 @@ class CompactionStats:
     (``token_method`` says so, or ``estimate`` when they are bytes / 4). ``over_budget_*``
     is how far protected messages alone exceed the budget (0 when within it). ``requests``
     counts scorer requests; ``scorer_tokens`` estimates what they sent (bytes / 4).
+    ``budget`` is the mode (``soft``: protected messages kept whole, an excess reported;
+    ``hard``: the target is never exceeded); ``fits`` is False only when, under a hard
+    budget, the system messages and the last user message alone exceed it; ``shortened``
+    counts messages kept with spans elided.
     """
 
     messages_before: int
@@ -96,6 +77,9 @@ class CompactionStats:
     failed_requests: int
     scorer_tokens: int
     token_method: str
+    budget: str = "soft"
+    fits: bool = True
+    shortened: int = 0
 
     @property
     def over_budget(self) -> bool:
@@ -112,9 +96,11 @@ class CompactionResult:
     """The compacted list and everything needed to trust it.
 
     ``messages`` is what to send: the caller's kept objects, unchanged and in order, with
-    ``summary`` (when there is one) at ``summary_index``. ``compacted`` is True when any
-    message was dropped. ``problems`` lists what went wrong without stopping the run (a bad
-    pin pattern, a receipt that could not be written, a scorer failure).
+    ``summary`` (when there is one) at ``summary_index``; under a hard budget a kept message
+    may be a shortened copy (its decision lists the kept ``spans``). ``compacted`` is True
+    when any message was dropped or shortened. ``problems`` lists what went wrong without
+    stopping the run (a bad pin pattern, a receipt that could not be written, a scorer
+    failure, a hard budget that cannot hold).
     """
 
     messages: tuple[Any, ...]
@@ -128,7 +114,12 @@ class CompactionResult:
 
     @property
     def compacted(self) -> bool:
-        return self.stats.dropped > 0
+        return self.stats.dropped > 0 or self.stats.shortened > 0
+
+    @property
+    def fits(self) -> bool:
+        """False only when a hard budget could not hold (the mandatory part alone is over)."""
+        return self.stats.fits
 
     @property
     def kept(self) -> tuple[Any, ...]:

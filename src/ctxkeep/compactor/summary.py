@@ -1,115 +1,234 @@
-"""Step 7: the extractive summary that stands in for what was dropped.
+"""Step 5 of the compactor: the summary that stands in for what was dropped.
 
-It quotes the highest-value dropped messages (each cut to a few hundred bytes) under one
-header line, within a byte cap and, for token budgets, a token cap; the quotes are shown
-in conversation order. It is a message in the caller's own dialect. Anthropic messages
-have no ``system`` role (the system prompt is a separate request field), so there the
-summary is a ``user`` message unless ``summary_role`` is ``user`` or ``assistant``.
+A compact record of the dropped part, packed to the bytes it is given:
+
+1. a header (how many messages, how many bytes went);
+2. the user's standing instructions, verbatim, as the auditor's extractor
+   (:func:`ctxkeep.extract.extract_constraints`) finds them, oldest first;
+3. the facts (:mod:`ctxkeep.compactor.facts`), best first until the room is spent, then
+   shown grouped by message in conversation order: ``- 12 user: fact; fact``.
+
+Deterministic: it reads only the dropped texts, their roles and the values the scorer
+gave them (which receipts record), so ``replay`` writes the same summary.
+
+The seam for other summarisers: :func:`extractive_summary` is a :data:`Summarizer`, a
+function of a :class:`SummaryRequest` that returns the text (or None). The compactor
+calls the summariser in one place and then holds the text to the request's caps with
+:func:`held_to_caps`, so whatever writes the text, the budget holds.
+
+The summary is a message in the caller's own dialect. Anthropic messages have no
+``system`` role (the system prompt is a separate request field), so there the summary is
+a ``user`` message unless ``summary_role`` is ``user`` or ``assistant``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
-from ctxkeep.compactor.segment import Segment
+from ctxkeep.compactor.facts import Fact, FactSource, collect_facts, select_facts
+from ctxkeep.compactor.pins import may_hold_constraints
+from ctxkeep.compactor.text import cut_utf8, utf8_size
+from ctxkeep.extract import extract_constraints
+from ctxkeep.extract._text import squash
 from ctxkeep.messages import Dialect
 from ctxkeep.tokens import count_tokens
 
-__all__ = ["QUOTE_BYTES", "conversation_dialect", "summary_message", "summary_text"]
+__all__ = [
+    "SCAN_BYTES",
+    "Summarizer",
+    "SummaryRequest",
+    "conversation_dialect",
+    "extractive_summary",
+    "held_to_caps",
+    "scan_limit",
+    "summary_message",
+]
 
-QUOTE_BYTES = 300
-"""The most of one dropped message a summary quotes."""
-_MIN_EXCERPT_BYTES = 24
-"""A quote shorter than this says nothing: leave it out."""
-_MIN_QUOTE_BYTES = _MIN_EXCERPT_BYTES + 16
-_BREAKS = " \"'`,;()[]{}<>，。；：、"
-"""Where a cut quote may end: between words, never inside a path or a symbol."""
-"""Below this much room no quote line fits (its prefix is ~15 bytes)."""
-
-
-def _excerpt_of(quote: str) -> str:
-    return quote.split(': "', 1)[1][:-1]
-
-
-def cut_utf8(text: str, limit: int) -> str:
-    """``text`` cut to at most ``limit`` UTF-8 bytes without splitting a character."""
-    raw = text.encode("utf-8", "surrogatepass")
-    if len(raw) <= limit:
-        return text
-    return raw[: max(limit, 0)].decode("utf-8", "ignore")
+SCAN_BYTES = 256 * 1024
+"""The most dropped text read for facts (sources in the request's order): bounds the
+summary's cost on huge compactions (less for a small summary: 64 times its cap, at least
+32 KB). Instructions are read from every dropped user text."""
+_MIN_FACT_BYTES = 12
+_MIN_SCAN_BYTES = 32 * 1024
 
 
-def _quote(seg: Segment, limit: int = QUOTE_BYTES) -> str | None:
-    """One quote line for ``seg`` of at most ``limit`` bytes of excerpt (None if less than
-    ``_MIN_EXCERPT_BYTES`` of it would fit)."""
-    # Only the head can be quoted: flatten just enough of it (messages can be megabytes).
-    flat = " ".join(seg.text[: QUOTE_BYTES * 2].split())
-    limit = min(limit, QUOTE_BYTES)
-    excerpt = cut_utf8(flat, limit)
-    if excerpt != flat or len(seg.text) > QUOTE_BYTES * 2:
-        if limit - 3 < _MIN_EXCERPT_BYTES:
-            return None
-        excerpt = cut_utf8(excerpt, limit - 3)
-        # End on a word boundary: half a path ("src/quotad/rou…") is an item no source
-        # holds, and the auditor rightly calls it invented.
-        cut = max(excerpt.rfind(c) for c in _BREAKS)
-        if cut < _MIN_EXCERPT_BYTES:
-            return None  # no word boundary leaves enough to say anything
-        excerpt = excerpt[:cut]
-        excerpt += "…"
-    # "message 12", not "#12": the auditor rightly reads "#12" as an issue number.
-    return f'- message {seg.position} ({seg.role or "unknown role"}): "{excerpt}"'
+@dataclass(frozen=True, slots=True)
+class SummaryRequest:
+    """What a summariser is given.
+
+    ``sources`` are the dropped texts (and the elided parts of shortened messages) in the
+    order they should be read: the user's words first (all of them), then by the scorer's
+    value, up to what a summary of ``cap_bytes`` reads (:func:`scan_limit`).
+    ``total`` is the number of messages of the conversation (a source's index over it is
+    its place in time). The summary must fit ``cap_bytes`` UTF-8 bytes and, when set,
+    ``cap_tokens`` o200k tokens. ``task`` is empty on replay.
+    """
+
+    sources: tuple[FactSource, ...]
+    dropped_count: int
+    dropped_bytes: int
+    total: int
+    cap_bytes: int
+    cap_tokens: int | None
+    task: str = ""
 
 
-def _size(text: str) -> int:
-    return len(text.encode("utf-8", "surrogatepass"))
+Summarizer = Callable[[SummaryRequest], "str | None"]
+"""A function that writes the summary for a request (None: no summary)."""
 
 
-def summary_text(
-    by_value: Sequence[Segment],
-    *,
-    dropped_count: int,
-    dropped_bytes: int,
-    cap_bytes: int,
-    cap_tokens: int | None,
-) -> str | None:
-    """The summary for dropped messages ``by_value`` (best first), or None if nothing fits."""
-    header = (
-        f"[ctxkeep] {dropped_count} earlier message{'s' if dropped_count != 1 else ''} "
-        f"({dropped_bytes} bytes) were compacted away; the most relevant, quoted:"
+def _header(request: SummaryRequest, room: int) -> str:
+    n = request.dropped_count
+    long = (
+        f"[ctxkeep] {n} earlier message{'s' if n != 1 else ''} ({request.dropped_bytes} bytes) "
+        "were compacted away; what they established, by message number:"
     )
+    if utf8_size(long) * 4 <= room:
+        return long
+    return f"[ctxkeep] {n} message{'s' if n != 1 else ''} compacted; by message number:"
 
-    def fits(text: str) -> bool:
-        if _size(text) > cap_bytes:
-            return False
-        return cap_tokens is None or count_tokens(text) <= cap_tokens
 
-    if not fits(header):
-        return None
-    chosen: list[tuple[int, str]] = []
-    size = _size(header)
-    for seg in by_value:
-        room = cap_bytes - size - 1
-        if room < _MIN_QUOTE_BYTES:
+def _instructions(sources: Sequence[FactSource]) -> list[str]:
+    """The standing instructions in the dropped user texts, verbatim, oldest first, once
+    (extracted here only for the sources that do not carry them already)."""
+    users = sorted((s for s in sources if s.role == "user"), key=lambda s: s.index)
+    unknown = [s for s in users if s.instructions is None]
+    extracted: dict[int, tuple[str, ...]] = {}
+    for source, may in zip(unknown, may_hold_constraints([s.text for s in unknown]), strict=True):
+        found = extract_constraints(source.text) if may else ()
+        extracted[source.index] = tuple(c.text for c in found)
+    seen: set[str] = set()
+    out: list[str] = []
+    for source in users:
+        texts = source.instructions if source.instructions is not None else extracted[source.index]
+        for text in texts:
+            key = squash(text)
+            if key and key not in seen:
+                seen.add(key)
+                out.append(text)
+    return out
+
+
+def scan_limit(cap_bytes: int) -> int:
+    """How much source text a summary of ``cap_bytes`` reads for facts: ``SCAN_BYTES``, or
+    64 times the cap when that is less (a 1 KB summary has no use for 256 KB of text)."""
+    return min(SCAN_BYTES, max(_MIN_SCAN_BYTES, 64 * cap_bytes))
+
+
+def _candidate_facts(request: SummaryRequest) -> list[Fact]:
+    """The facts of the sources, read in order up to :func:`scan_limit`."""
+    limit = scan_limit(request.cap_bytes)
+    chosen: list[FactSource] = []
+    scanned = 0
+    for source in request.sources:
+        if scanned >= limit:
             break
-        if not seg.text.strip():
-            continue
-        quote = _quote(seg)
-        if quote is not None and _size(quote) > room:
-            # Too long for what is left: quote less of it rather than nothing.
-            overhead = _size(quote) - _size(_excerpt_of(quote))
-            quote = _quote(seg, room - overhead)
-        if quote is None or _size(quote) > room:
-            continue
-        chosen.append((seg.position, quote))
-        size += 1 + _size(quote)
-    # Token cost depends on the joined text: drop the lowest-value quote until it fits.
-    while True:
-        text = "\n".join([header] + [q for _, q in sorted(chosen)])
-        if fits(text) or not chosen:
-            return text if fits(text) else None
-        chosen.pop()
+        text = source.text[: limit - scanned]
+        scanned += len(text)
+        chosen.append(source if len(text) == len(source.text) else replace(source, text=text))
+    return collect_facts(chosen, request.total)
+
+
+class _Packer:
+    """Lines added while they fit ``cap`` bytes (joined by newlines)."""
+
+    def __init__(self, header: str, cap: int) -> None:
+        self.cap = cap
+        self.size = utf8_size(header)
+        self.instructions: list[str] = []
+        self.facts: list[Fact] = []
+        self._groups: set[int] = set()
+        self._keys: list[str] = []
+
+    def add_instruction(self, text: str) -> None:
+        cost = 1 + utf8_size(f"- {text}")
+        if not self.instructions:
+            cost += 1 + utf8_size("Instructions (verbatim):")
+        if self.size + cost <= self.cap:
+            self.instructions.append(text)
+            self.size += cost
+            self._keys.append(squash(text))
+
+    def add_fact(self, fact: Fact) -> None:
+        if fact.source in self._groups:
+            cost = 2 + fact.bytes
+        else:
+            cost = 1 + utf8_size(f"- {fact.source} {fact.role or 'message'}: ") + fact.bytes
+        if not self.facts:
+            cost += 1 + utf8_size("Facts:")
+        if self.size + cost > self.cap:
+            return
+        if any(fact.key in key or key in fact.key for key in self._keys):
+            return  # said already, or inside what is said
+        self.facts.append(fact)
+        self._groups.add(fact.source)
+        self._keys.append(fact.key)
+        self.size += cost
+
+    def room(self) -> int:
+        return self.cap - self.size
+
+    def text(self, header: str, facts: Sequence[Fact] | None = None) -> str:
+        chosen = self.facts if facts is None else facts
+        lines = [header]
+        if self.instructions:
+            lines.append("Instructions (verbatim):")
+            lines.extend(f"- {text}" for text in self.instructions)
+        if chosen:
+            lines.append("Facts:")
+            groups: dict[int, list[Fact]] = {}
+            for fact in chosen:
+                groups.setdefault(fact.source, []).append(fact)
+            for index in sorted(groups):
+                group = groups[index]
+                said = "; ".join(f.text for f in group)
+                lines.append(f"- {index} {group[0].role or 'message'}: {said}")
+        return "\n".join(lines)
+
+
+def extractive_summary(request: SummaryRequest) -> str | None:
+    """The instructions and the facts of the dropped part, packed to the caps."""
+    header = _header(request, request.cap_bytes)
+    if utf8_size(header) > request.cap_bytes:
+        return None
+    packer = _Packer(header, request.cap_bytes)
+    for text in _instructions(request.sources):
+        packer.add_instruction(text)
+    for fact in select_facts(_candidate_facts(request)):
+        if packer.room() < _MIN_FACT_BYTES:
+            break
+        packer.add_fact(fact)
+    # Within the bytes; for a token cap, drop the lowest-ranked facts until it fits.
+    chosen = list(packer.facts)
+    text = packer.text(header, chosen)
+    while request.cap_tokens is not None and count_tokens(text) > request.cap_tokens:
+        if not chosen:
+            return header if count_tokens(header) <= request.cap_tokens else None
+        chosen = chosen[: len(chosen) * 3 // 4]
+        text = packer.text(header, chosen)
+    return text
+
+
+def held_to_caps(text: str | None, cap_bytes: int, cap_tokens: int | None) -> str | None:
+    """``text`` within the caps: whole lines dropped from the end until it fits, None
+    when not even its first line fits. What any summariser wrote passes through here."""
+    if text is None:
+        return None
+    lines = text.split("\n")
+    while lines:
+        candidate = "\n".join(lines)
+        if utf8_size(candidate) <= cap_bytes and (
+            cap_tokens is None or count_tokens(candidate) <= cap_tokens
+        ):
+            return candidate
+        if len(lines) == 1:
+            first = cut_utf8(lines[0], cap_bytes)
+            fits = cap_tokens is None or count_tokens(first) <= cap_tokens
+            return first if first and fits and first == lines[0] else None
+        lines.pop()
+    return None
 
 
 def conversation_dialect(dialects: Iterable[Dialect]) -> Dialect:
