@@ -136,6 +136,87 @@ class _Writer:
         return json.dumps(rec, ensure_ascii=False)
 
 
+def _assistant(msg_id: str, content: list[dict[str, Any]], usage: dict[str, int]) -> dict[str, Any]:
+    return {
+        "model": "claude-sonnet-4-5",
+        "id": msg_id,
+        "type": "message",
+        "role": "assistant",
+        "content": content,
+        "usage": usage,
+    }
+
+
+def _turn(
+    w: _Writer, rng: random.Random, turn: int, tokens: int
+) -> tuple[list[str], list[str], int]:
+    """One turn's records (the user asks, the assistant reads a file and replies), the two
+    sentences a later summary may pick from, and the context's tokens after the turn."""
+    text = f"Turn {turn}: look at the {rng.choice(_WORDS)} and fix the {rng.choice(_WORDS)}."
+    if rng.random() < 0.2:
+        text += " " + rng.choice(_CONSTRAINTS).format(w=rng.choice(_WORDS))
+    lines = [w.record("user", message={"role": "user", "content": text})]
+    msg_id = f"msg_{turn}"
+    tokens += rng.randint(500, 4000)
+    usage = {
+        "input_tokens": 10,
+        "cache_read_input_tokens": tokens,
+        "cache_creation_input_tokens": 0,
+        "output_tokens": 80,
+    }
+    call = f"toolu_{turn}"
+    path = f"src/{rng.choice(_WORDS)}/{rng.choice(_WORDS)}.py"
+    read = {"type": "tool_use", "id": call, "name": "Read", "input": {"file_path": path}}
+    lines.append(w.record("assistant", message=_assistant(msg_id, [read], usage)))
+    body = _code(rng, rng.randint(1_000, 12_000))
+    lines.append(
+        w.record(
+            "user",
+            message={
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": call, "content": body}],
+            },
+            toolUseResult={"type": "text", "file": {"filePath": path, "content": body}},
+        )
+    )
+    caller, callee = rng.choice(_WORDS), f"{rng.choice(_WORDS)}_{rng.choice(_WORDS)}"
+    reply = f"I read {path}; the {caller} calls {callee}()."
+    answer = [{"type": "text", "text": reply}]
+    lines.append(w.record("assistant", message=_assistant(msg_id, answer, usage)))
+    return lines, [text, reply], tokens
+
+
+def _compaction(w: _Writer, rng: random.Random, tokens: int, history: list[str]) -> list[str]:
+    """A compaction as Claude Code writes it (docs/formats.md): the boundary starts a new
+    chain (parentUuid null) and points back through logicalParentUuid; the summary follows."""
+    boundary = w.record(
+        "system",
+        parentUuid=None,
+        subtype="compact_boundary",
+        content="Conversation compacted",
+        logicalParentUuid=w.parent,
+        compactMetadata={"trigger": "auto", "preTokens": tokens},
+    )
+    w.parent = f"u-{w.n:08d}"
+    picked = rng.sample(history, min(len(history), 120))
+    summary = (
+        "This session is being continued from a previous conversation that ran out of "
+        "context. The conversation is summarized below:\nAnalysis:\n"
+        + "\n".join(picked)[:11_000]
+        + "\n\nSummary:\n1. Primary Request and Intent:\n   Keep fixing "
+        "src/parser/lexer.py (as discussed earlier); also touched src/invented/module.py.\n"
+    )
+    return [
+        boundary,
+        w.record(
+            "user",
+            message={"role": "user", "content": summary},
+            isCompactSummary=True,
+            isVisibleInTranscriptOnly=True,
+        ),
+    ]
+
+
 def claude_code_lines(
     target_bytes: int, *, seed: int = 7, compact_every: int = 20_000_000
 ) -> Iterator[str]:
@@ -149,105 +230,18 @@ def claude_code_lines(
     history: list[str] = []
     while size < target_bytes:
         turn += 1
-        lines: list[str] = []
-        text = f"Turn {turn}: look at the {rng.choice(_WORDS)} and fix the {rng.choice(_WORDS)}."
-        if rng.random() < 0.2:
-            text += " " + rng.choice(_CONSTRAINTS).format(w=rng.choice(_WORDS))
-        history.append(text)
-        lines.append(w.record("user", message={"role": "user", "content": text}))
-        msg_id = f"msg_{turn}"
-        tokens += rng.randint(500, 4000)
-        usage = {
-            "input_tokens": 10,
-            "cache_read_input_tokens": tokens,
-            "cache_creation_input_tokens": 0,
-            "output_tokens": 80,
-        }
-        call = f"toolu_{turn}"
-        path = f"src/{rng.choice(_WORDS)}/{rng.choice(_WORDS)}.py"
-        lines.append(
-            w.record(
-                "assistant",
-                message={
-                    "model": "claude-sonnet-4-5",
-                    "id": msg_id,
-                    "type": "message",
-                    "role": "assistant",
-                    "content": [
-                        {
-                            "type": "tool_use",
-                            "id": call,
-                            "name": "Read",
-                            "input": {"file_path": path},
-                        }
-                    ],
-                    "usage": usage,
-                },
-            )
-        )
-        body = _code(rng, rng.randint(1_000, 12_000))
-        lines.append(
-            w.record(
-                "user",
-                message={
-                    "role": "user",
-                    "content": [{"type": "tool_result", "tool_use_id": call, "content": body}],
-                },
-                toolUseResult={"type": "text", "file": {"filePath": path, "content": body}},
-            )
-        )
-        caller, callee = rng.choice(_WORDS), f"{rng.choice(_WORDS)}_{rng.choice(_WORDS)}"
-        reply = f"I read {path}; the {caller} calls {callee}()."
-        lines.append(
-            w.record(
-                "assistant",
-                message={
-                    "model": "claude-sonnet-4-5",
-                    "id": msg_id,
-                    "type": "message",
-                    "role": "assistant",
-                    "content": [{"type": "text", "text": reply}],
-                    "usage": usage,
-                },
-            )
-        )
-        history.append(reply)
+        lines, said, tokens = _turn(w, rng, turn, tokens)
+        history.extend(said)
         for line in lines:
             size += len(line.encode()) + 1
             since_compaction += len(line) + 1
             yield line
         if since_compaction >= compact_every:
             since_compaction = 0
-            # as Claude Code writes it (docs/formats.md): the boundary starts a new chain
-            # (parentUuid null) and points back through logicalParentUuid
-            boundary = w.record(
-                "system",
-                parentUuid=None,
-                subtype="compact_boundary",
-                content="Conversation compacted",
-                logicalParentUuid=w.parent,
-                compactMetadata={"trigger": "auto", "preTokens": tokens},
-            )
-            w.parent = f"u-{w.n:08d}"
-            picked = rng.sample(history, min(len(history), 120))
-            summary = (
-                "This session is being continued from a previous conversation that ran out of "
-                "context. The conversation is summarized below:\nAnalysis:\n"
-                + "\n".join(picked)[:11_000]
-                + "\n\nSummary:\n1. Primary Request and Intent:\n   Keep fixing "
-                "src/parser/lexer.py (as discussed earlier); also touched src/invented/module.py.\n"
-            )
+            compaction = _compaction(w, rng, tokens, history)
             history.clear()
             tokens = 20_000
-            for line in (
-                boundary,
-                w.record(
-                    "user",
-                    message={"role": "user", "content": summary},
-                    isCompactSummary=True,
-                    isVisibleInTranscriptOnly=True,
-                ),
-            ):
+            for line in compaction:
                 size += len(line.encode()) + 1
                 yield line
 

@@ -27,8 +27,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import best_of, machine
+from ctxkeep.base.messages import message_text
 from ctxkeep.compactor import compact
-from ctxkeep.messages import message_text
 
 _COMMON_TEXT = (
     "the of and to a in is it you that for on with as this be are not have at or by from "

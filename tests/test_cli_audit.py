@@ -50,11 +50,12 @@ def test_audit_json_contract_and_logs_are_never_written(tmp_path: Path) -> None:
     assert session["peak_context"] == {"tokens": 160_000, "window": 200_000, "percent": 80.0}
     assert session["compactions_by_trigger"]["auto"]["started"] == 1
     lost = next(f for f in session["findings"] if f["rule_id"] == "CK003")
-    # The DESIGN.md contract keys, plus the keys added (confidence, items_detail); none
-    # renamed.
+    # The contract keys of docs/design.md ("The JSON report"), plus the keys added
+    # (confidence, items_detail, restored_by_ctxkeep); none renamed.
     contract = {"rule_id", "rule", "level", "message", "compaction", "seqs", "lines", "items"}
+    added = {"fingerprint", "confidence", "items_detail", "restored_by_ctxkeep"}
     for finding in session["findings"]:
-        assert set(finding) == contract | {"fingerprint", "confidence", "items_detail"}
+        assert set(finding) == contract | added
     assert set(data) >= {"tool", "version", "sessions", "problems"}
     assert set(session) >= {"path", "format", "events", "compactions", "constraints", "findings"}
     assert lost["level"] == "error"

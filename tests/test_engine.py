@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 
 from ctxkeep import Severity, audit, read_session
+from ctxkeep.base.findings import Confidence, Finding
 from ctxkeep.baseline import BaselineError, load_baseline, write_baseline
 from ctxkeep.config import AuditConfig, ConfigError, find_config
 from ctxkeep.engine import NoSuchCompactionError, diff, sweep
 from ctxkeep.extract import Survival
-from ctxkeep.findings import Confidence, Finding
+from ctxkeep.log.model import HookRun
 from ctxkeep.rules import RULES, UnknownRuleError, select_rules
 from ctxkeep.rules.base import Rule
 from tests.rules.build import write_log
@@ -177,9 +178,10 @@ def test_hallucination_is_low_confidence_when_hooks_were_not_recorded(tmp_path: 
     session = read_session(log)
     sure = audit(session, select=["CK002"]).findings
     assert [f.confidence for f in sure] == [Confidence.HIGH]
-    unsure = audit(dataclasses.replace(session, hooks_unrecorded=True), select=["CK002"]).findings
+    startup = HookRun(0, 1, "SessionStart", "SessionStart:startup", "cat .claude/notes.md")
+    unsure = audit(dataclasses.replace(session, hook_runs=(startup,)), select=["CK002"]).findings
     assert [f.confidence for f in unsure] == [Confidence.LOW]
-    assert "hooks" in unsure[0].message
+    assert "SessionStart:startup hook ran before it" in unsure[0].message
     assert unsure[0].items == sure[0].items == ("src/invented.py",)
 
 

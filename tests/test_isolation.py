@@ -18,7 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ctxkeep.paths import ctxkeep_home
+from ctxkeep.base.paths import ctxkeep_home
 
 SCRIPT = """
 import sys

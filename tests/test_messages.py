@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxkeep.messages import (
+from ctxkeep.base.messages import (
     dialect_of,
     message_role,
     message_text,
@@ -98,7 +98,7 @@ def test_never_raises_on_any_json(value: Any) -> None:
 
 
 def test_tool_calls_and_results_carry_name_arguments_text_and_error() -> None:
-    from ctxkeep.messages import ToolCall, ToolResult, tool_calls, tool_results
+    from ctxkeep.base.messages import ToolCall, ToolResult, tool_calls, tool_results
 
     assert tool_calls(OPENAI_CALL) == (ToolCall("c1", "read", '{"p":"a.py"}'),)
     assert tool_calls(ANTHROPIC_CALL) == (ToolCall("t1", "Read", '{"path":"src/a.py"}'),)
@@ -118,7 +118,7 @@ def test_tool_calls_and_results_carry_name_arguments_text_and_error() -> None:
 
 
 def test_message_prose_leaves_out_tool_traffic_and_compaction_blocks() -> None:
-    from ctxkeep.messages import compaction_summaries, message_prose
+    from ctxkeep.base.messages import compaction_summaries, message_prose
 
     assert message_prose(ANTHROPIC_CALL) == "Reading."
     assert message_prose(ANTHROPIC_RESULT) == ""

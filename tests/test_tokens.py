@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxkeep.tokens import count_tokens, estimate_tokens, token_bounds, token_method
+from ctxkeep.base.tokens import count_tokens, estimate_tokens, token_bounds, token_method
 
 SAMPLES = {
     "english": (
@@ -73,7 +73,7 @@ try:
 except Exception as exc:
     stock = type(exc).__name__
 
-from ctxkeep.tokens import count_tokens, token_method
+from ctxkeep.base.tokens import count_tokens, token_method
 samples = json.loads(sys.stdin.read())
 print(json.dumps({
     "stock": stock,
@@ -166,7 +166,7 @@ def test_token_bounds_low_counts_runs_the_tokenizer_cannot_join(text: str, low: 
 def test_auditing_the_examples_that_prune_or_compact_small_loads_no_tokenizer() -> None:
     """CK004 and CK005 decide by bounds here; o200k loads only when a figure needs it."""
     script = (
-        "import sys, ctxkeep.tokens as t\n"
+        "import sys, ctxkeep.base.tokens as t\n"
         "from ctxkeep.engine import audit\n"
         "result = audit(sys.argv[1:])\n"
         "print(t._encoding.cache_info().currsize, len(result.sessions))\n"

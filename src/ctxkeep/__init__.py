@@ -15,14 +15,19 @@ from ctxkeep._lazy import attach
 from ctxkeep._version import __version__ as __version__
 
 if TYPE_CHECKING:
+    from ctxkeep.base.findings import Finding as Finding
+    from ctxkeep.base.findings import Severity as Severity
+    from ctxkeep.base.tokens import count_tokens as count_tokens
+    from ctxkeep.base.tokens import estimate_tokens as estimate_tokens
     from ctxkeep.compactor import CompactionResult as CompactionResult
     from ctxkeep.compactor import Decision as Decision
+    from ctxkeep.compactor import OpenAIChatSummarizer as OpenAIChatSummarizer
+    from ctxkeep.compactor import SummaryRepair as SummaryRepair
+    from ctxkeep.compactor import SummaryRequest as SummaryRequest
     from ctxkeep.compactor import compact as compact
     from ctxkeep.compactor import replay as replay
     from ctxkeep.engine import AuditResult as AuditResult
     from ctxkeep.engine import audit as audit
-    from ctxkeep.findings import Finding as Finding
-    from ctxkeep.findings import Severity as Severity
     from ctxkeep.log import Compaction as Compaction
     from ctxkeep.log import CompactionStatus as CompactionStatus
     from ctxkeep.log import Event as Event
@@ -36,8 +41,6 @@ if TYPE_CHECKING:
     from ctxkeep.scorers import Scorer as Scorer
     from ctxkeep.scorers import ScoreRequest as ScoreRequest
     from ctxkeep.scorers import ScorerError as ScorerError
-    from ctxkeep.tokens import count_tokens as count_tokens
-    from ctxkeep.tokens import estimate_tokens as estimate_tokens
     from ctxkeep.verify import GuardedResult as GuardedResult
     from ctxkeep.verify import StatsStore as StatsStore
     from ctxkeep.verify import guard as guard

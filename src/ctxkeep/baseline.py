@@ -4,7 +4,7 @@ A baseline is compared as a set difference of fingerprints (as detect-secrets do
 fingerprints leave out line numbers and the path as typed, so a finding keeps matching
 while the log around it moves, and whether it is audited as ``logs/``, ``/abs/logs`` or
 from inside ``logs/``. The file records the fingerprint scheme
-(:data:`~ctxkeep.findings.FINGERPRINT_SCHEME`); a baseline of an older scheme is read but
+(:data:`~ctxkeep.base.findings.FINGERPRINT_SCHEME`); a baseline of an older scheme is read but
 matches nothing now, and :attr:`Baseline.stale` says so (the CLI warns).
 """
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ctxkeep._version import __version__
-from ctxkeep.findings import FINGERPRINT_SCHEME, Finding
+from ctxkeep.base.findings import FINGERPRINT_SCHEME, Finding
 
 __all__ = ["Baseline", "BaselineError", "load_baseline", "read_baseline", "write_baseline"]
 

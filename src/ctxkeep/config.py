@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ctxkeep.findings import Severity
+from ctxkeep.base.findings import Severity
 
 __all__ = ["AuditConfig", "ConfigError", "find_config", "load_config"]
 

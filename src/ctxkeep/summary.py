@@ -1,4 +1,4 @@
-"""Plain-data views of a Session shared by ``show`` and the reports."""
+"""The overview of a Session that ``ctxkeep show`` prints, as plain data."""
 
 from __future__ import annotations
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from ctxkeep.base.messages import message_prose, message_text
 from ctxkeep.bench.corpus import (
     CORPORA,
     SessionSpec,
@@ -18,7 +19,6 @@ from ctxkeep.bench.logs import log_sessions, transcript_lines, write_log
 from ctxkeep.extract import extract_constraints, extract_identifiers
 from ctxkeep.log.model import CompactionStatus
 from ctxkeep.log.reader import read_session
-from ctxkeep.messages import message_prose, message_text
 from ctxkeep.verify.validity import sequence_problems
 
 SPECS = [SessionSpec(seed, lang, n) for seed, n in ((1, 50), (5, 333)) for lang in ("en", "zh")]

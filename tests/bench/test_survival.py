@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from ctxkeep.base.messages import message_text
 from ctxkeep.bench.fact_corpus import CHAT_CORPORA, ChatSpec, FactChat, generate_chat
 from ctxkeep.bench.llm_summary import LLMEndpoint, held_to_bytes, llm_summary
 from ctxkeep.bench.render import fact_table, fact_zone_table
@@ -25,7 +26,6 @@ from ctxkeep.bench.survival import (
     to_json,
     zone_end,
 )
-from ctxkeep.messages import message_text
 from tests.conftest import run_cli
 from tests.scorers._server import json_answer, score_server
 

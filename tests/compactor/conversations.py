@@ -6,7 +6,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from ctxkeep.messages import tool_call_ids, tool_result_ids
+from ctxkeep.base.messages import tool_call_ids, tool_result_ids
 
 PLAIN = [
     "parser", "config", "loader", "ok", "sounds", "good", "the", "fix", "test", "value",

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ctxkeep.messages import message_text
+from ctxkeep.base.messages import message_text
 from tests.compactor.conversations import invalid_reason
 from tests.compactor.test_hard_budget import session
 from tests.conftest import run_cli

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from ctxkeep import CompactionResult, compact, replay
+from ctxkeep.base.messages import message_text
 from ctxkeep.compactor import read_receipts
-from ctxkeep.messages import message_text
 from ctxkeep.scorers import Score, ScoreRequest, ScorerError, ScorerUnavailable
 from ctxkeep.scorers.http import HttpScorer
 from tests.compactor.conversations import invalid_reason

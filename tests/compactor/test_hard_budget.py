@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctxkeep import compact, replay
+from ctxkeep.base.messages import message_role, message_text, tool_call_ids, tool_result_ids
+from ctxkeep.base.tokens import count_tokens
 from ctxkeep.compactor.hard import mandatory_messages
 from ctxkeep.compactor.segment import read_segments
-from ctxkeep.messages import message_role, message_text, tool_call_ids, tool_result_ids
-from ctxkeep.tokens import count_tokens
 from tests.compactor.conversations import Turn, invalid_reason, render, turns
 
 _counter = itertools.count()

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxkeep.messages import (
+from ctxkeep.base.messages import (
     dialect_of,
     message_parts,
     message_role,

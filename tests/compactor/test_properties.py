@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ctxkeep import compact, replay
+from ctxkeep.base.messages import message_role, message_text, tool_call_ids, tool_result_ids
 from ctxkeep.compactor.pins import compile_pins
-from ctxkeep.messages import message_role, message_text, tool_call_ids, tool_result_ids
 from ctxkeep.scorers import Score, ScoreRequest
 from tests.compactor.conversations import Turn, invalid_reason, render, turns
 
@@ -148,7 +148,7 @@ def test_replay_at_the_original_budget_reproduces_the_decisions(
 @settings(max_examples=40, deadline=None)
 @given(turns(), params)
 def test_token_budgets_hold_too(turn_list: list[Turn], p: dict[str, Any]) -> None:
-    from ctxkeep.tokens import count_tokens
+    from ctxkeep.base.tokens import count_tokens
 
     messages = render(turn_list, p["dialect"])
     total = sum(count_tokens(message_text(m)) for m in messages)

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 import ctxkeep
+from ctxkeep.base.messages import message_text
 from ctxkeep.extract import SourceIndex, extract_identifiers
-from ctxkeep.messages import message_text
 
 
 def test_quote_labels_are_not_read_as_issue_numbers() -> None:
@@ -41,3 +41,27 @@ def test_quotes_never_cut_an_identifier_in_half(target: int) -> None:
     sources = SourceIndex(message_text(m) for m in messages)
     summary = message_text(result.summary)
     assert [i.text for i in extract_identifiers(summary) if not sources.contains(i)] == []
+
+
+@pytest.mark.parametrize("target", [600, 1500, 2500])
+def test_the_summary_header_count_is_not_an_invented_claim(target: int) -> None:
+    # ctxkeep bench quality reported one invented item in every compaction ctxkeep wrote:
+    # the header's own count ("32 earlier messages", "62 messages compacted"). The facts
+    # it quotes are verbatim ("the cache holds 245 entries") and grounded too.
+    from ctxkeep.rules.summary_hallucination import invented_in
+
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a coding agent."}]
+    for k in range(40):
+        messages.append(
+            {
+                "role": "user",
+                "content": f"step {k}: tidy the table, the cache holds {k * 7} entries",
+            }
+        )
+        messages.append({"role": "assistant", "content": f"done with step {k}; port 80{k:02d}"})
+    result = ctxkeep.compact(messages, "tidy the table", target_bytes=target, enable_pinning=False)
+    assert result.summary is not None
+    summary = message_text(result.summary)
+    assert summary.startswith("[ctxkeep] ")
+    sources = SourceIndex(message_text(m) for m in messages)
+    assert [(i.text, i.kind) for i in invented_in(summary, sources)] == []

@@ -104,6 +104,12 @@ GROUNDING = [
     ("the `FetchDocs` tool", "FetchDocs", ["Grep", "Read"], Support.UNSUPPORTED),
     ("the `Grep` tool", "Grep", ["Grep"], Support.SUPPORTED),
     ("共修改了 3 个文件", "3 个文件", ["改动了 3 个文件"], Support.SUPPORTED),
+    # a noun whose plural ends in -ies: found in either number
+    ("the cache holds 245 entries", "245 entries", ["the cache holds 245 entries"],
+     Support.SUPPORTED),
+    ("kept 12 entries", "12 entries", ["entries=12"], Support.SUPPORTED),
+    ("3 queries ran", "3 queries", ["queries: 3"], Support.SUPPORTED),
+    ("3 queries ran", "3 queries", ["ran 9 queries"], Support.UNCOUNTED),
 ]  # fmt: skip
 
 

@@ -61,7 +61,7 @@ def test_must_find(text: str, expected: str, kind: str) -> None:
     assert (expected, kind) in [(i.text, i.kind) for i in found], found
 
 
-# (text, candidate as matched, the filter that must drop it); every bait DESIGN.md lists
+# (text, candidate as matched, the filter that must drop it): each filter's real cases
 MUST_DROP = [
     ("比较 方案/数据/渠道 的差异", "方案/数据/渠道", "is_cjk_words_joined_by_slashes"),
     ("方案/数据/渠道都要对比", "方案/数据/渠道都要对比", "is_cjk_words_joined_by_slashes"),

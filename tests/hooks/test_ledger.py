@@ -10,12 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxkeep.hooks.ledger import (
-    MASK,
+from ctxkeep.base.secrets import MASK_PREFIX, mask_secrets
+from ctxkeep.log.ledger import (
     LedgerItem,
     LedgerRecord,
     append_record,
-    mask_secrets,
     read_ledger,
 )
 
@@ -115,26 +114,40 @@ def test_secrets_are_masked_in_the_ledger(tmp_path: Path) -> None:
     append_record(_record(1, text=f"always call the API with key {secret}"), ledger)
     raw = ledger.read_text()
     assert secret not in raw
-    assert MASK in raw
+    assert f"{MASK_PREFIX}:openai-api-key" in raw
 
 
-def test_mask_secrets_named_detectors() -> None:
-    cases = {
-        "use ghp_abcdefghijklmnopqrstuvwxyz012345 for pushes": "use [secret masked] for pushes",
-        "AWS key AKIAIOSFODNN7EXAMPLE only": "AWS key [secret masked] only",
-        "set API_KEY=hunter2hunter2 first": "set API_KEY=[secret masked] first",
-        'password: "correct-horse"': "password: [secret masked]",
-        "Authorization: Bearer abcdefghijklmnop0123": "Authorization: Bearer [secret masked]",
-    }
-    for given_text, expected in cases.items():
-        assert mask_secrets(given_text) == expected
+def test_the_ledger_masks_as_every_report_does(tmp_path: Path) -> None:
+    """One masker (ctxkeep.base.secrets): a ledger item reads back as a report would show it."""
+    ledger = tmp_path / "restores.jsonl"
+    texts = [
+        "push with ghp_8fK2mQ9xLr4Tz1Vb7Nc3Wd6Yh0Js5Ep2GaQw only",
+        "AWS key AKIAIOSFODNN7EXAMPLE only",
+        "set API_KEY=Zx81kQ0pL2vR7tY3 first",
+        'password: "correct-horse"',
+        "Authorization: Bearer abcdefghijklmnop0123",
+    ]
+    for n, text in enumerate(texts, 1):
+        append_record(_record(n, text=text), ledger)
+    records, problems = read_ledger(ledger)
+    assert problems == []
+    for record, text in zip(records, texts, strict=True):
+        (item,) = record.items
+        masked, count = mask_secrets(text)
+        assert count == 1
+        assert item.text == masked
+        assert MASK_PREFIX in item.text
 
 
-def test_ordinary_instructions_are_not_masked() -> None:
+def test_ordinary_instructions_are_not_masked(tmp_path: Path) -> None:
     """Words like "token" and "secret" in an instruction are not secrets themselves."""
-    for text in (
+    ledger = tmp_path / "restores.jsonl"
+    texts = (
         "never touch src/token.py",
         "the token limit is 8000, keep the secret santa page as is",
         "do not log the password field",
-    ):
-        assert mask_secrets(text) == text
+    )
+    for n, text in enumerate(texts, 1):
+        append_record(_record(n, text=text), ledger)
+    records, _ = read_ledger(ledger)
+    assert [r.items[0].text for r in records] == list(texts)

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxkeep.hooks.judgement import Instruction, UnsupportedItem
-from ctxkeep.hooks.ledger import LedgerItem, LedgerRecord, append_record, read_ledger
 from ctxkeep.hooks.protocol import HookInput, session_start_output
 from ctxkeep.hooks.restore import Clock, pre_compact, restore_text, session_start
+from ctxkeep.log.ledger import LedgerItem, LedgerRecord, append_record, read_ledger
 from tests.hooks.harness import CLAUDE_AFTER_COMPACTION_3, CLAUDE_EXAMPLE, lines_of
 
 LOST = 'error messages must always keep the "(line X, column Y)" suffix'

@@ -270,3 +270,32 @@ def test_every_compaction_of_the_examples_opens_without_a_script_error(
     notes = page.locator(".ck-summary-text .ck-note").all_inner_texts()
     assert sum("opaque" in note for note in notes) == opaque
     view.only_the_page_was_fetched()
+
+
+def test_instructions_restored_by_ctxkeep_are_marked(browser: Browser, tmp_path: Path) -> None:
+    """A session played through ctxkeep's real hooks, its page written with their ledger:
+    the compaction after the restore marks what was restored and what was asked for."""
+    from tests.hooks.harness import run_ctxkeep
+    from tests.hooks.scenario import NEVER, SCOPE, build_scenario
+
+    scenario = build_scenario(tmp_path)
+    out = run_ctxkeep(scenario.home, "audit", "--format", "html", str(scenario.transcript))
+    assert out.returncode == 1, out.stderr
+    path = tmp_path / "restored-report.html"
+    path.write_text(out.stdout, encoding="utf-8")
+    view = Opened(browser, path)
+    page = view.page
+    hooks = page.locator("ul.ck-hooks li.ck-hook").all_inner_texts()
+    assert hooks[0] == "compaction 1: restored 2 after it"
+    second = view.open_compaction(1, 2)
+    lost = page.locator(f"{second} li.ck-constraint.ck-lost")
+    assert lost.count() == 1
+    assert SCOPE in lost.inner_text()
+    assert "restored by ctxkeep after compaction 1" in lost.inner_text()
+    kept = page.locator(f"{second} li.ck-constraint", has_text=NEVER)
+    assert "restored by ctxkeep after compaction 1" in kept.inner_text()
+    assert "ctxkeep asked the summariser to keep it" in kept.inner_text()
+    first = view.open_compaction(1, 1)
+    assert "restored by ctxkeep" not in page.inner_text(f"{first} ul.ck-constraints")
+    view.screenshot(tmp_path / "restored-report.png")
+    view.only_the_page_was_fetched()

@@ -76,7 +76,7 @@ def test_html_is_a_format_of_audit_and_sweep() -> None:
 
 def test_markup_from_the_log_stays_text(tmp_path: Path) -> None:
     log = write_hostile_log(tmp_path / "hostile.jsonl")
-    page = render("html", audit(log))
+    page = render("html", audit(log, detail=True))
     parsed = _parse(page)
     # Exactly two executable scripts' worth of <script> tags: the page's own, no more.
     inline = [a for a, _ in parsed.scripts if a.get("type") != "application/json"]
@@ -148,3 +148,28 @@ def test_sessions_counts_and_compactions_match_the_json_report(tmp_path: Path) -
     assert lost == totals["total"] - totals["kept"]
     charts = [a for tag, a in parsed.elements if tag == "svg"]
     assert len(charts) == len(report["sessions"])
+
+
+def test_the_page_shows_the_compactions_the_audit_read(tmp_path: Path) -> None:
+    """With ``--summary-index`` a plain message list has a compaction only as the audit
+    reads it; the page once read the log again without the option and showed none."""
+    log = tmp_path / "chat.jsonl"
+    records = [
+        {"role": "user", "content": "Never push to main. Fix the flaky login test."},
+        {"role": "assistant", "content": "I will fix the login test on a branch."},
+        {"role": "user", "content": "So far: branch feature/x is ready; see build.gradle."},
+        {"role": "assistant", "content": "Continuing."},
+    ]
+    log.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    args = ("audit", "--summary-index", "2", str(log))
+    report = json.loads(run_cli(*args, "--format", "json").stdout)
+    (session,) = report["sessions"]
+    assert session["compactions"]["started"] == 1
+    page = run_cli(*args, "--format", "html").stdout
+    parsed = _parse(page)
+    assert len(parsed.with_class("ck-compaction")) == 1
+    assert parsed.with_class("ck-note") == []  # the note of a page without detail
+    (data,) = parsed.data_blocks().values()
+    assert isinstance(data, dict)
+    assert data["summary"] == records[2]["content"]
+    assert [row[4] for row in data["history"]] == [r["content"] for r in records[:2]]

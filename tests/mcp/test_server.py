@@ -287,3 +287,92 @@ def test_the_schema_describes_every_key_the_report_has(
     served: Served, key: str, typed: type[Any]
 ) -> None:
     assert _keys_of(typed, _ok(served, key).structured_content, "$") == []
+
+
+SECRET = "sk-proj-Q7vX2mL9pR4tZ8wK3nB6cF1hJ5"
+
+
+def test_tool_outputs_mask_secrets_as_the_cli_does(tmp_path: Path) -> None:
+    """A key the user pasted into an instruction that the summary lost: every tool
+    answers with it masked, in the text and in the structured content alike, byte for
+    byte the CLI's (masked) JSON."""
+    from tests.rules.build import write_claude_code_log
+
+    (tmp_path / "logs").mkdir()
+    log = write_claude_code_log(
+        tmp_path / "logs" / "keyed.jsonl",
+        [
+            ["user", f"Always call the pricing API with the key {SECRET} from now on."],
+            ["assistant", "Noted."],
+            ["compact", {"summary": "The user is working on the pricing client."}],
+        ],
+    )
+    home = Home(tmp_path, tmp_path / "logs", log, log)
+
+    async def work(client: Client) -> dict[str, CallToolResult]:
+        return {
+            "audit": await client.call_tool("compaction_audit", {"session": str(log)}),
+            "diff": await client.call_tool(
+                "compaction_audit_diff", {"session": str(log), "compaction": 1}
+            ),
+            "sweep": await client.call_tool(
+                "compaction_audit_sweep", {"folders": [str(tmp_path / "logs")]}
+            ),
+        }
+
+    results: dict[str, CallToolResult] = _with_server(home, work)
+    for key, result in results.items():
+        assert not result.is_error, _text(result)
+        text = _text(result)
+        assert SECRET not in text, key
+        assert "REDACTED:openai-api-key" in text, key
+        assert result.structured_content == json.loads(text)
+    cli = {
+        "audit": ("audit", str(log)),
+        "diff": ("diff", str(log), "--compaction", "1"),
+        "sweep": ("sweep", str(tmp_path / "logs")),
+    }
+    for key, args in cli.items():
+        assert _text(results[key]) == _cli_json(*args, cwd=tmp_path)
+    lost = json.loads(_text(results["diff"]))["constraints"]
+    assert any("REDACTED:openai-api-key" in c["text"] for c in lost)
+
+
+def test_tools_read_the_restore_ledger_as_the_cli_does(tmp_path: Path) -> None:
+    """ctxkeep's ledger under the user's data folder (no CTXKEEP_HOME: the XDG default)
+    is read by the tools, as by the CLI: the restore after compaction 1 is reported."""
+    from ctxkeep.log.ledger import LedgerItem, LedgerRecord, append_record
+    from tests.rules.build import write_claude_code_log
+
+    (tmp_path / "logs").mkdir()
+    log = write_claude_code_log(
+        tmp_path / "logs" / "restored.jsonl",
+        [
+            ["user", "Never edit src/api.py. Fix the parser."],
+            ["compact", {"summary": "Fixing the parser."}],
+            ["user", "Go on."],
+            ["compact", {"summary": "The parser is fixed; never edit src/api.py."}],
+        ],
+    )
+    session = _session_id(log)
+    ledger = tmp_path / ".local" / "share" / "ctxkeep" / "restores.jsonl"
+    ledger.parent.mkdir(parents=True)
+    item = LedgerItem("Never edit src/api.py", "prohibition", 1)
+    append_record(LedgerRecord("session-start", session, str(log), 1, "restored", (item,)), ledger)
+    home = Home(tmp_path, tmp_path / "logs", log, log)
+
+    async def work(client: Client) -> CallToolResult:
+        return await client.call_tool("compaction_audit", {"session": str(log)})
+
+    result: CallToolResult = _with_server(home, work)
+    assert not result.is_error, _text(result)
+    (audited,) = json.loads(_text(result))["sessions"]
+    assert audited["ctxkeep_hooks"][0]["restored"] == ["Never edit src/api.py"]
+
+
+def _session_id(log: Path) -> str:
+    from ctxkeep import read_session
+
+    session_id = read_session(log).session_id
+    assert session_id is not None
+    return session_id

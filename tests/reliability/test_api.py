@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import ctxkeep
-from ctxkeep.findings import Severity
+from ctxkeep.base.findings import Severity
 from tests.conftest import EXAMPLES, run_cli
 
 LOG = EXAMPLES / "claude-code" / "tinyparse-three-compactions.jsonl"

@@ -32,7 +32,7 @@ def test_the_guard_log_after_a_torn_line_loses_nothing(tmp_path: Path) -> None:
 
 
 def test_append_lines_starts_a_fresh_line_and_refuses_a_fifo(tmp_path: Path) -> None:
-    from ctxkeep.paths import append_lines
+    from ctxkeep.base.paths import append_lines
 
     path = tmp_path / "x.jsonl"
     path.write_bytes(b'{"a": 1}\n{"torn": ')
@@ -52,7 +52,7 @@ def test_append_lines_starts_a_fresh_line_and_refuses_a_fifo(tmp_path: Path) -> 
 def test_a_line_torn_right_before_its_newline_is_never_read_as_a_record(tmp_path: Path) -> None:
     # a writer that died after the object but before its newline left valid JSON: closing
     # the line with a bare newline made that unfinished record readable (the hooks' ledger)
-    from ctxkeep.paths import append_lines
+    from ctxkeep.base.paths import append_lines
 
     path = tmp_path / "x.jsonl"
     path.write_bytes(b'{"a": 1}\n{"torn": true}')

@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxkeep.report.html import embedded_json
-from ctxkeep.secrets import (
+from ctxkeep.base.secrets import (
     DETECTORS,
     find_secrets,
     is_already_redacted,
@@ -20,6 +19,7 @@ from ctxkeep.secrets import (
     is_placeholder,
     mask_secrets,
 )
+from ctxkeep.report.html import embedded_json
 from tests.reliability.test_secrets_in_reports import OPENAI_KEY
 
 # detector -> a text holding one secret of its kind, and the secret

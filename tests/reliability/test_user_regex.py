@@ -55,7 +55,7 @@ def test_user_patterns_mean_what_they_mean_in_python(pattern: str, flags: str, t
         if letter in flags:
             py_flags |= flag
     assert re.search(pattern, text, py_flags)
-    from ctxkeep.user_regex import compile_user_regex
+    from ctxkeep.base.user_regex import compile_user_regex
 
     assert compile_user_regex(pattern, flags).search(text)
 
@@ -98,7 +98,7 @@ def test_a_user_pin_keeps_its_span_when_the_hard_budget_cuts_the_message() -> No
 
 
 def test_a_class_complement_inside_a_class_is_refused_clearly() -> None:
-    from ctxkeep.user_regex import UserRegexError, compile_user_regex
+    from ctxkeep.base.user_regex import UserRegexError, compile_user_regex
 
     with pytest.raises(UserRegexError, match=r"\\W inside \[\.\.\.\]"):
         compile_user_regex(r"[\W]")

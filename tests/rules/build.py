@@ -2,7 +2,8 @@
 
 A log is a list of steps; seqs are numbered from 1 in order:
 
-- ``["user", text]``, ``["assistant", text]``, ``["system", text]``: a message;
+- ``["user", text]``, ``["assistant", text]``, ``["system", text]``: a message; a third
+  element adds fields to its record (``{"tokens": n}``: the size the log states);
 - ``["inject", kind, text]``: a user-role message the harness injected (``kind`` is the
   ``injected`` field: ``system-reminder``, ``agents-md``, ...);
 - ``["call", call_id, name, input]`` / ``["result", call_id, text]``: a tool call / result;
@@ -60,13 +61,14 @@ def build_records(steps: list[Step], *, header: dict[str, Any] | None = None) ->
     for step in steps:
         kind = step[0]
         if kind in {"user", "assistant", "system"}:
-            emit({"type": "message", "role": kind, "text": _text(step[1])})
+            extra = step[2] if len(step) > 2 else {}
+            emit({"type": "message", "role": kind, "text": _text(step[1]), **extra})
         elif kind == "inject":
             emit({"type": "message", "role": "user", "text": step[2], "injected": step[1]})
         elif kind == "call":
             emit({"type": "tool/call", "call_id": step[1], "name": step[2], "input": step[3]})
         elif kind == "result":
-            emit({"type": "tool/result", "call_id": step[1], "text": step[2]})
+            emit({"type": "tool/result", "call_id": step[1], "text": _text(step[2])})
         elif kind == "usage":
             rec: dict[str, Any] = {"type": "usage", "context_tokens": step[1]}
             if len(step) > 2:
@@ -140,8 +142,10 @@ def build_claude_code_records(steps: list[Step], *, mid_session: bool = False) -
     """The lines of a Claude Code session log (the harness's own record shapes, as in the
     real logs of benchmarks/real-logs/) for the same shorthand as :func:`build_records`,
     restricted to ``user``, ``assistant``, ``call``, ``result`` and ``compact`` (keys
-    ``summary``, ``trigger``), plus ``["hook", event]`` (a ``hook_progress`` record, whose
-    output Claude Code does not record).
+    ``summary``, ``trigger``), plus ``["hook", event]`` or ``["hook", event, name,
+    command]`` (a ``hook_progress`` record, whose output Claude Code does not record) and
+    ``["prune", {"ids": [call ids], "tokens": n}]`` (a ``microcompact_boundary`` clearing
+    those tool results, saving ``n`` tokens).
 
     ``mid_session``: the first record's ``parentUuid`` names a record that is not in the
     file, as in a log that begins mid-session.
@@ -183,7 +187,24 @@ def build_claude_code_records(steps: list[Step], *, mid_session: bool = False) -
             block = {"type": "tool_result", "tool_use_id": step[1], "content": _text(step[2])}
             emit("user", message={"role": "user", "content": [block]})
         elif kind == "hook":
-            emit("progress", data={"type": "hook_progress", "hookEvent": step[1]})
+            data = {"type": "hook_progress", "hookEvent": step[1]}
+            if len(step) > 2:
+                data.update(hookName=step[2], command=step[3])
+            emit("progress", data=data)
+        elif kind == "prune":
+            metadata = {
+                "trigger": "auto",
+                "preTokens": 90_000,
+                "tokensSaved": step[1]["tokens"],
+                "compactedToolIds": step[1]["ids"],
+                "clearedAttachmentUUIDs": [],
+            }
+            emit(
+                "system",
+                subtype="microcompact_boundary",
+                content="Context microcompacted",
+                microcompactMetadata=metadata,
+            )
         elif kind == "compact":
             spec: dict[str, Any] = step[1]
             logical = parent

@@ -1,10 +1,12 @@
 """Data-driven rule tests: one JSON file of cases per rule in ``cases/``.
 
 Each case is a small ctxkeep event log (shorthand: tests/rules/build.py; with ``"format":
-"claude-code"`` the same shorthand written as a real Claude Code log), the exact
-findings its rule must report (rule, level, compaction, items), the items that must not
-be flagged, and optionally the session's constraint and compaction counts. The rule runs
-alone (``select``), so a case states everything that rule says about the log.
+"claude-code"`` the same shorthand written as a real Claude Code log), or a ``"fixture"``
+of tests/fixtures/ (a harness's own format the shorthand does not write, such as Codex's
+encrypted compaction), the exact findings its rule must report (rule, level, compaction,
+items, and the message where a case gives one), the items that must not be flagged, and
+optionally the session's constraint and compaction counts. The rule runs alone
+(``select``), so a case states everything that rule says about the log.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from ctxkeep import audit
 from tests.rules.build import write_claude_code_log, write_log
 
 CASES_DIR = Path(__file__).parent / "cases"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 
 
 def _cases() -> list[Any]:
@@ -38,7 +41,9 @@ def test_every_rule_has_cases() -> None:
 
 @pytest.mark.parametrize(("rule_id", "case"), _cases())
 def test_rule_case(rule_id: str, case: dict[str, Any], tmp_path: Path) -> None:
-    if case.get("format") == "claude-code":
+    if "fixture" in case:
+        log = FIXTURES / case["fixture"]
+    elif case.get("format") == "claude-code":
         log = write_claude_code_log(
             tmp_path / "session.jsonl", case["log"], mid_session=case.get("mid_session", False)
         )
@@ -53,9 +58,13 @@ def test_rule_case(rule_id: str, case: dict[str, Any], tmp_path: Path) -> None:
             "level": f.level.value,
             "compaction": f.compaction,
             "items": list(f.items),
+            "message": f.message,
         }
         for f in session.findings
     ]
+    for found, expected in zip(got, case["flagged"], strict=False):
+        if "message" not in expected:
+            del found["message"]
     assert got == case["flagged"]
     flagged_items = {item for f in session.findings for item in f.items}
     for item in case.get("not_flagged", []):

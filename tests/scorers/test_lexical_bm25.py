@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 
@@ -15,6 +16,7 @@ from ctxkeep.scorers.lexical import (
     LexicalScorer,
     _is_term_char,
     chunk_ranges,
+    join_offsets,
     query_terms,
 )
 
@@ -87,6 +89,15 @@ def test_texts_searched_in_chunks_score_as_one_corpus() -> None:
     candidates = tuple(Candidate(i, t, len(texts)) for i, t in enumerate(texts))
     scores = LexicalScorer().score(ScoreRequest(task, "", candidates))
     assert [s.value for s in scores] == pytest.approx(_reference(task, texts), abs=1e-12)
+
+
+def test_join_offsets_are_where_each_text_starts_in_the_nul_joined_corpus() -> None:
+    texts = ["abc", "", "de", "İx"]
+    joined = "\x00".join(texts)
+    starts = join_offsets(map(len, texts))
+    assert starts == [0, 4, 5, 8, 11]
+    assert [joined[a : b - 1] for a, b in itertools.pairwise(starts)] == texts
+    assert join_offsets([]) == [0]
 
 
 def test_chunk_ranges_cover_the_texts_in_order() -> None:

@@ -4,7 +4,7 @@ from typing import Any
 
 from hypothesis import given
 
-from ctxkeep.messages import tool_call_ids, tool_result_ids
+from ctxkeep.base.messages import tool_call_ids, tool_result_ids
 from ctxkeep.verify import sequence_problems, split_points
 from tests.verify.sessions import (
     agent_sessions,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxkeep.paths import ctxkeep_home
+from ctxkeep.base.paths import ctxkeep_home
 from ctxkeep.verify import (
     CompactionRecord,
     RoundGroupTruncation,

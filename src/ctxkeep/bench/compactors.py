@@ -26,8 +26,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ctxkeep.messages import message_text
-from ctxkeep.tokens import count_tokens
+from ctxkeep.base.messages import message_text
+from ctxkeep.base.tokens import count_tokens
 
 __all__ = [
     "COMPACTOR_NAMES",

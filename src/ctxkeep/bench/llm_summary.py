@@ -21,11 +21,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ctxkeep.base.messages import message_role, message_text
 from ctxkeep.compactor.text import cut_utf8, utf8_size
-from ctxkeep.messages import message_role, message_text
 from ctxkeep.scorers._transport import post_json, safe_url
-from ctxkeep.scorers.base import ScorerError
-from ctxkeep.scorers.openai_chat import chat_endpoint
+from ctxkeep.scorers.openai_chat import chat_endpoint, completion_text
 
 __all__ = ["LLMEndpoint", "llm_summary", "summary_prompt", "transcript"]
 
@@ -97,17 +96,6 @@ def summary_prompt(part: str, limit: int) -> list[dict[str, str]]:
     ]
 
 
-def _completion_text(body: Any, where: str) -> str:
-    choices = body.get("choices") if isinstance(body, Mapping) else None
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
-        raise ScorerError(f"{where}: the completion holds no choices")
-    message = choices[0].get("message")
-    text = message.get("content") if isinstance(message, Mapping) else None
-    if not isinstance(text, str):
-        raise ScorerError(f"{where}: the completion holds no text")
-    return text.strip()
-
-
 def held_to_bytes(text: str, limit: int) -> str:
     """``text`` within ``limit`` UTF-8 bytes: whole lines dropped from the end, and a first
     line longer than the limit cut at a character."""
@@ -138,6 +126,6 @@ def llm_summary(endpoint: LLMEndpoint, zone: Sequence[Any], target_bytes: int) -
             "temperature": 0,
         }
         answer = post_json(url, body, key=endpoint.key, timeout=endpoint.timeout)
-        written.append(_completion_text(answer, safe_url(url)))
+        written.append(completion_text(answer, safe_url(url)))
     text = held_to_bytes("\n".join(t for t in written if t), target_bytes)
     return [{"role": "user", "content": text}] if text else []

@@ -1,7 +1,7 @@
 """Generated sessions written as real session logs, for the speed benchmark.
 
-Two formats ctxkeep reads: its own event log (FORMATS.md section 5) and Claude Code's
-JSONL (section 1). A log is a run of generated sessions; after each one the harness
+Two formats ctxkeep reads: its own event log (docs/formats.md, section 5) and Claude
+Code's JSONL (section 1). A log is a run of generated sessions; after each one the harness
 "compacts": a compaction whose summary (:func:`~ctxkeep.bench.corpus.harness_summary`)
 replaced that session's events, as a long-running agent compacts again and again. So the
 auditor has real work at every size: constraints to judge, identifiers to look up.
@@ -20,8 +20,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from ctxkeep.base.messages import message_prose, tool_calls, tool_results
 from ctxkeep.bench.corpus import GeneratedSession, SessionSpec, generate_session, harness_summary
-from ctxkeep.messages import message_prose, tool_calls, tool_results
 
 __all__ = [
     "LogFormat",

@@ -30,10 +30,16 @@ from typing import Any
 
 import msgspec
 
+from ctxkeep.base.messages import (
+    message_prose,
+    message_role,
+    message_text,
+    tool_calls,
+    tool_results,
+)
+from ctxkeep.base.tokens import count_tokens
 from ctxkeep.bench.compactors import Compactor, available_compactors
 from ctxkeep.bench.corpus import GeneratedSession, SessionSpec, corpus, generate_session
-from ctxkeep.messages import message_prose, message_role, message_text, tool_calls, tool_results
-from ctxkeep.tokens import count_tokens
 
 __all__ = [
     "BUDGETS",
@@ -330,8 +336,8 @@ def run_quality(
     A compactor that raises is recorded as an error on that run, never fatal: the
     benchmark reports what it measured.
     """
+    from ctxkeep.base.tokens import token_method
     from ctxkeep.extract import extract_identifiers
-    from ctxkeep.tokens import token_method
 
     chosen = list(specs) if specs is not None else list(corpus(corpus_name))
     rows_of = list(compactors) if compactors is not None else list(available_compactors())

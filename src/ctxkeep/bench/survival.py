@@ -32,11 +32,11 @@ from typing import Any
 
 import msgspec
 
+from ctxkeep.base.messages import message_role, message_text
 from ctxkeep.bench.fact_corpus import CHAT_CORPORA, ChatSpec, FactChat, generate_chat, keyword_found
 from ctxkeep.bench.llm_summary import LLMEndpoint, llm_summary
 from ctxkeep.compactor.text import utf8_size
 from ctxkeep.extract import extract_constraints
-from ctxkeep.messages import message_role, message_text
 
 __all__ = [
     "BUDGETS",

@@ -15,18 +15,28 @@ import click
 
 from ctxkeep.cli import exit_codes
 from ctxkeep.cli.options import (
+    ledger_options,
     log_format_option,
     masked_output,
     show_secrets_option,
     summary_index_option,
 )
-from ctxkeep.report import render, report_names
+from ctxkeep.report import render, report_named, report_names
 
 if TYPE_CHECKING:  # what a command runs loads when it runs (docs/design.md, "Start-up")
     from ctxkeep.config import AuditConfig
     from ctxkeep.engine import AuditResult
+    from ctxkeep.log.ledger import Ledger
 
-__all__ = ["AuditOptions", "audit_command", "audit_options", "finish", "run_audit", "usage_error"]
+__all__ = [
+    "AuditOptions",
+    "audit_command",
+    "audit_options",
+    "finish",
+    "read_ledger_option",
+    "run_audit",
+    "usage_error",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -41,8 +51,31 @@ def _split(values: Sequence[str]) -> list[str]:
     return [v.strip() for value in values for v in value.split(",") if v.strip()]
 
 
-def audit_options(*, rule_selection: bool = True) -> Callable[[F], F]:
-    """The options of every auditing command: format, fail-on, rules, baseline, reading."""
+def read_ledger_option(ledger: Path | None, no_ledger: bool) -> Ledger | None:
+    """The restore ledger ``--ledger`` / ``--no-ledger`` ask for: the one given (a usage
+    error when it cannot be read), none, or by default ``CTXKEEP_HOME/restores.jsonl``
+    when it exists (not read: a note, and the audit goes on without it)."""
+    from ctxkeep.log.ledger import Ledger, ledger_path
+
+    if no_ledger:
+        if ledger is not None:
+            usage_error("--ledger and --no-ledger contradict each other")
+        return None
+    path = ledger if ledger is not None else ledger_path()
+    if ledger is None and not path.is_file():
+        return None
+    try:
+        return Ledger.read(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        if ledger is not None:
+            usage_error(f"--ledger: {exc}")
+        click.echo(f"ctxkeep: note: restore ledger {path} not read: {exc}", err=True)
+        return None
+
+
+def audit_options(*, rule_selection: bool = True, ledger: bool = True) -> Callable[[F], F]:
+    """The options of every auditing command: format, fail-on, rules, baseline, reading,
+    and (``ledger``) the restore ledger."""
 
     def decorate(func: F) -> F:
         options = [
@@ -77,6 +110,8 @@ def audit_options(*, rule_selection: bool = True) -> Callable[[F], F]:
             summary_index_option,
             show_secrets_option,
         ]
+        if ledger:
+            options.append(ledger_options)
         if rule_selection:
             options += [
                 click.option(
@@ -113,13 +148,16 @@ class AuditOptions:
         show_secrets: bool = False,
         select: Sequence[str] = (),
         ignore: Sequence[str] = (),
+        ledger: Path | None = None,
+        no_ledger: bool = True,  # commands without --ledger read none
     ) -> None:
+        from ctxkeep.base.findings import Severity
         from ctxkeep.baseline import BaselineError, read_baseline
         from ctxkeep.config import ConfigError, find_config
-        from ctxkeep.findings import Severity
         from ctxkeep.log.adapters.base import ReadOptions
 
         self.show_secrets = show_secrets
+        self.ledger: Ledger | None = read_ledger_option(ledger, no_ledger)
         try:
             self.config: AuditConfig = find_config(Path.cwd())
         except ConfigError as exc:
@@ -195,6 +233,8 @@ def run_audit(paths: Sequence[str], opts: AuditOptions) -> AuditResult:
             log_format=opts.log_format,
             options=opts.read_options,
             baseline=opts.baseline,
+            ledger=opts.ledger,
+            detail=report_named(opts.report_format).detail,
         )
     except UnknownRuleError as exc:
         usage_error(str(exc))
@@ -208,8 +248,11 @@ def audit_command(paths: tuple[str, ...], **options: Any) -> None:
 
     For each session: compactions started / summarised / failed (and by trigger),
     constraints kept, peak context usage, and the findings of rules CK001-CK011
-    (docs/rules.md). Exit 0 when no finding is at or above --fail-on, 1 when one is,
-    2 on a usage error or when nothing could be read.
+    (docs/rules.md). With ctxkeep's hooks installed, their restore ledger
+    (CTXKEEP_HOME/restores.jsonl) is read too, unless --no-ledger: what they restored and
+    asked to keep counts as context, and the report shows whether prevention worked.
+    Exit 0 when no finding is at or above --fail-on, 1 when one is, 2 on a usage error
+    or when nothing could be read.
     """
     opts = AuditOptions(**options)
     finish(run_audit(paths, opts), opts)

@@ -24,14 +24,20 @@ __all__ = [
     "compact_command",
     "default_task",
     "fail",
+    "make_cli_summarizer",
     "read_messages",
+    "repair_line",
     "report_problems",
     "scorer_options",
     "stats_line",
+    "summarizer_options",
     "write_messages",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+SUMMARIZER_NAMES = ("extractive", "openai-chat")
+"""``ctxkeep.compactor.abstractive.SUMMARIZERS``, spelt out: ``--help`` loads no compactor."""
 
 
 def fail(message: str) -> NoReturn:
@@ -60,7 +66,7 @@ def report_problems(problems: list[str]) -> None:
 
 def default_task(messages: list[Any]) -> str:
     """The first user message that is not a tool result: an agent session's task."""
-    from ctxkeep.messages import message_parts
+    from ctxkeep.base.messages import message_parts
 
     for message in messages:
         parts = message_parts(message)
@@ -137,6 +143,67 @@ def make_cli_scorer(name: str, url: str | None, model: str | None, timeout: floa
     from ctxkeep.scorers import ScorerOptions, make_scorer
 
     return make_scorer(name, ScorerOptions.from_env(url=url, model=model, timeout=timeout))
+
+
+def summarizer_options(func: F) -> F:
+    """``--summarizer`` and its endpoint options, configured as the scorer is (the key:
+    CTXKEEP_SUMMARY_KEY only)."""
+    options = [
+        click.option(
+            "--summarizer",
+            type=click.Choice(SUMMARIZER_NAMES),
+            default="extractive",
+            show_default=True,
+            help="Who writes the summary of what was dropped: ctxkeep's extractive summary, "
+            "or an OpenAI-compatible /v1/chat/completions server whose summary is audited "
+            "first (lost standing instructions added verbatim, invented paths and "
+            "identifiers removed, the budget kept). If the server fails, the extractive "
+            "summary is used and a warning printed.",
+        ),
+        click.option(
+            "--summary-url",
+            default=None,
+            help="Chat server for --summarizer openai-chat [env CTXKEEP_SUMMARY_URL; key: "
+            "env CTXKEEP_SUMMARY_KEY].",
+        ),
+        click.option(
+            "--summary-model",
+            default=None,
+            help="Model name for --summarizer openai-chat [env CTXKEEP_SUMMARY_MODEL].",
+        ),
+        click.option(
+            "--summary-timeout",
+            type=click.FloatRange(min=0, min_open=True),
+            default=None,
+            help="Seconds for the whole summary request [env CTXKEEP_SUMMARY_TIMEOUT, default 60].",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def make_cli_summarizer(
+    name: str, url: str | None, model: str | None, timeout: float | None
+) -> Any:
+    from ctxkeep.compactor.abstractive import SummarizerOptions, make_summarizer
+
+    return make_summarizer(name, SummarizerOptions.from_env(url=url, model=model, timeout=timeout))
+
+
+def repair_line(result: Any) -> str | None:
+    """What the summariser wrote and what its audit changed, or None (extractive)."""
+    repair = result.repair
+    if repair is None or not repair.used:
+        return None
+    who = repair.summarizer + (f" (model {repair.model})" if repair.model else "")
+    changes = [
+        f"{len(repair.appended)} lost instruction(s) appended",
+        f"{len(repair.removed)} invented item(s) removed",
+    ]
+    if repair.instructions_cut:
+        changes.append(f"{repair.instructions_cut} lost instruction(s) did not fit")
+    return f"ctxkeep: summary by {who}, audited: {', '.join(changes)}"
 
 
 def write_messages(messages: tuple[Any, ...]) -> None:
@@ -231,6 +298,7 @@ def same_file(a: str, b: str) -> bool:
     "last user message are never cut; if they alone are over, nothing is written and the "
     "exit code is 3.",
 )
+@summarizer_options
 def compact_command(
     file: str,
     target_bytes: int | None,
@@ -251,6 +319,10 @@ def compact_command(
     receipt: str | None,
     run_id: str | None,
     hard_budget: bool,
+    summarizer: str,
+    summary_url: str | None,
+    summary_model: str | None,
+    summary_timeout: float | None,
 ) -> None:
     """Compact the messages in FILE to --target-bytes and/or --target-tokens.
 
@@ -261,8 +333,10 @@ def compact_command(
     valuable kept, tool calls with their results, and a summary of the instructions and
     facts of what went takes the place of the first dropped message. By default
     protected messages stay whole even over the target (the stats say by how much);
-    --hard-budget makes the target a hard limit. The compacted messages go to stdout as
-    JSONL, the stats to stderr, so it pipes. Exits 2 on unreadable input (bad lines are
+    --hard-budget makes the target a hard limit. With --summarizer openai-chat a model
+    writes the summary and ctxkeep audits it before use (docs/compactor.md, "Repair");
+    the receipt keeps its text, so replay needs no model. The compacted messages go to
+    stdout as JSONL, the stats to stderr, so it pipes. Exits 2 on unreadable input (bad lines are
     reported with their line and the rest is still compacted), 3 when a hard budget
     cannot hold.
     """
@@ -292,6 +366,7 @@ def compact_command(
         receipt_path=receipt,
         run_id=run_id,
         budget="hard" if hard_budget else "soft",
+        summarizer=make_cli_summarizer(summarizer, summary_url, summary_model, summary_timeout),
     )
     if not result.fits:
         why = next(p for p in result.problems if p.startswith("hard budget cannot hold"))
@@ -301,6 +376,9 @@ def compact_command(
     for problem in result.problems:
         click.echo(f"ctxkeep: warning: {problem}", err=True)
     click.echo(stats_line(result), err=True)
+    repaired = repair_line(result)
+    if repaired:
+        click.echo(repaired, err=True)
     if result.receipt_path:
         click.echo(
             f"ctxkeep: receipt appended to {result.receipt_path} (run {result.run_id})", err=True

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
 from ctxkeep.cli import exit_codes
-from ctxkeep.cli.audit import usage_error
+from ctxkeep.cli.audit import read_ledger_option, usage_error
 from ctxkeep.cli.options import (
+    ledger_options,
     log_format_option,
     masked_output,
     show_secrets_option,
@@ -33,6 +35,7 @@ __all__ = ["diff_command"]
 @log_format_option
 @summary_index_option
 @show_secrets_option
+@ledger_options
 def diff_command(
     path: str,
     index: int,
@@ -40,10 +43,15 @@ def diff_command(
     log_format: str | None,
     summary_index: int | None,
     show_secrets: bool,
+    ledger: Path | None,
+    no_ledger: bool,
 ) -> None:
     """Show one compaction of the session log at PATH in detail: what the summary
     replaced (counts by kind), every constraint kept / reworded / lost beside the line
-    it came from, every invented item, every ghost reference.
+    it came from, every invented item, every ghost reference. With the restore ledger
+    (read as for audit: --ledger, --no-ledger), the instructions ctxkeep's hooks
+    restored or asked to keep are marked, and what they did around the compaction is
+    shown.
 
     Exit 0, or 2 when the log or the compaction cannot be found.
     """
@@ -51,8 +59,11 @@ def diff_command(
     from ctxkeep.log.adapters.base import ReadOptions
     from ctxkeep.report.diff import render_diff_json, render_diff_text
 
+    book = read_ledger_option(ledger, no_ledger)
     try:
-        result = diff(path, index, log_format=log_format, options=ReadOptions(summary_index))
+        result = diff(
+            path, index, log_format=log_format, options=ReadOptions(summary_index), ledger=book
+        )
     except NoSuchCompactionError as exc:
         usage_error(str(exc))
     render = render_diff_json if output == "json" else render_diff_text

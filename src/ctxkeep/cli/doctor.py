@@ -49,11 +49,11 @@ def doctor_command(
     answers, and with --probe the score it gives one test message. Exits 1 when the
     endpoint cannot be reached or the probe fails.
     """
-    from ctxkeep.paths import ctxkeep_home
+    from ctxkeep.base.paths import ctxkeep_home
+    from ctxkeep.base.tokens import token_method
     from ctxkeep.scorers import Candidate, ScoreRequest, ScorerError, ScorerOptions, make_scorer
     from ctxkeep.scorers._transport import reachable, safe_url
     from ctxkeep.scorers.openai_chat import chat_endpoint
-    from ctxkeep.tokens import token_method
 
     options = ScorerOptions.from_env(url=url, model=model, timeout=timeout)
     endpoint = None

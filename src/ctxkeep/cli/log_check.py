@@ -13,7 +13,7 @@ __all__ = ["log_check"]
 
 @click.command("log-check")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
-@audit_options(rule_selection=False)
+@audit_options(rule_selection=False, ledger=False)
 def log_check(paths: tuple[str, ...], **options: Any) -> None:
     """Check that the session logs at PATHS are whole: every tool call has its result
     and every result its call, no seq gap or duplicate, every line readable (CK001).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -34,6 +35,25 @@ def summary_index_option(func: F) -> F:
     )(func)
 
 
+def ledger_options(func: F) -> F:
+    """``--ledger PATH`` / ``--no-ledger``: the restore ledger ctxkeep's hooks write."""
+    func = click.option(
+        "--no-ledger",
+        is_flag=True,
+        help="Do not read ctxkeep's restore ledger (judge the logs alone).",
+    )(func)
+    return click.option(
+        "--ledger",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Read this restore ledger: what ctxkeep's hooks restored after each "
+        "compaction and asked the summariser to keep before it (docs/hooks.md). A later "
+        "summary that repeats a restored instruction is then grounded, a restored "
+        "instruction is judged at the next compaction, and the report marks it "
+        "'restored by ctxkeep'. [default: CTXKEEP_HOME/restores.jsonl when it exists]",
+    )(func)
+
+
 def text_or_json_option(func: F) -> F:
     """``--format text|json``: a person's text (default) or the same as JSON data."""
     return click.option(
@@ -58,7 +78,7 @@ def masked_output(text: str, show_secrets: bool) -> str:
     """``text`` with its secrets masked unless ``show_secrets``; says on stderr how many."""
     if show_secrets:
         return text
-    from ctxkeep.secrets import mask_secrets
+    from ctxkeep.base.secrets import mask_secrets
 
     masked, count = mask_secrets(text)
     if count:

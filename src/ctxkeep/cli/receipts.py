@@ -29,6 +29,24 @@ def _run_summary(run: Any) -> dict[str, Any]:
         "target_tokens": run.settings.get("target_tokens"),
         "degraded": stats.get("degraded_reason"),
         "reasons": dict(sorted(reasons.items())),
+        "summary": _summarizer_summary(run.summarizer),
+    }
+
+
+def _summarizer_summary(record: Any) -> dict[str, Any] | None:
+    """Who wrote the run's summary and what its audit changed (None: extractive)."""
+    if not record:
+        return None
+    removed = record.get("removed")
+    return {
+        "summarizer": record.get("name"),
+        "model": record.get("model"),
+        "used": record.get("used") is True,
+        "failed": record.get("failed"),
+        "appended": list(record.get("appended") or []),
+        "removed": [r.get("text") for r in removed if isinstance(r, dict)]
+        if isinstance(removed, list)
+        else [],
     }
 
 
@@ -38,7 +56,9 @@ def _run_summary(run: Any) -> dict[str, Any]:
 def receipts_command(path: str, output: str) -> None:
     """Summarise the receipts file PATH: each trusted run (scorer, kept and dropped, bytes
     before -> after, why messages were kept or dropped) and every line that is not trusted
-    (a torn last line, a run cut short). Exits 2 when no run can be trusted.
+    (a torn last line, a run cut short). A run whose summary a model wrote (compact
+    --summarizer) also says who wrote it and what its audit changed. Exits 2 when no run
+    can be trusted.
     """
     from ctxkeep.compactor import read_receipts
     from ctxkeep.log.model import located
@@ -69,6 +89,18 @@ def receipts_command(path: str, output: str) -> None:
             click.echo(f"    reasons: {reasons}")
             if r["degraded"]:
                 click.echo(f"    DEGRADED: {r['degraded']}")
+            summary = r["summary"]
+            if summary is not None and summary["used"]:
+                click.echo(
+                    f"    summary by {summary['summarizer']} (model {summary['model']}), "
+                    f"audited: {len(summary['appended'])} lost instruction(s) appended, "
+                    f"{len(summary['removed'])} invented item(s) removed"
+                )
+            elif summary is not None:
+                click.echo(
+                    f"    summarizer {summary['summarizer']} failed ({summary['failed']}): "
+                    "the extractive summary was used"
+                )
         for line, reason in file.problems:
             click.echo(f"  problem: {located(path, line)}: {reason}")
     if not runs:

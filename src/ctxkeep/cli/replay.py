@@ -7,7 +7,14 @@ import sys
 import click
 
 from ctxkeep.cli import exit_codes
-from ctxkeep.cli.compact import fail, read_messages, report_problems, stats_line, write_messages
+from ctxkeep.cli.compact import (
+    fail,
+    read_messages,
+    repair_line,
+    report_problems,
+    stats_line,
+    write_messages,
+)
 
 
 @click.command("replay")
@@ -56,7 +63,9 @@ def replay_command(
     """Compact FILE again with the scores recorded in --scores, at another budget or
     threshold: no scorer is called. Messages are matched to the receipt by content hash,
     so FILE may have changed since; messages the receipt does not know are scored by
-    recency. JSONL on stdout, stats on stderr.
+    recency. A summary a model wrote (compact --summarizer) is taken from the receipt
+    and repaired again, never asked for: when the replay drops other messages than the
+    recorded run, the extractive summary stands in. JSONL on stdout, stats on stderr.
     """
     from ctxkeep.compactor import read_receipts, replay
     from ctxkeep.log.model import located
@@ -83,5 +92,8 @@ def replay_command(
         if not problem.startswith(receipts + ":"):
             click.echo(f"ctxkeep: warning: {problem}", err=True)
     click.echo(stats_line(result), err=True)
+    repaired = repair_line(result)
+    if repaired:
+        click.echo(repaired, err=True)
     if loaded.problems:
         sys.exit(exit_codes.USAGE)

@@ -43,8 +43,8 @@ def score_command(
     Protected messages (system, the last --keep-recent, pinned) show their reason and no
     score, because the compactor never scores them. Nothing is written anywhere.
     """
+    from ctxkeep.base.messages import message_text
     from ctxkeep.compactor import compact
-    from ctxkeep.messages import message_text
 
     loaded = read_messages(file)
     report_problems(loaded.problems)

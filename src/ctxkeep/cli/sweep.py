@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ctxkeep.base.paths import harness_session_folders
 from ctxkeep.cli.audit import AuditOptions, audit_options, finish, usage_error
-from ctxkeep.paths import harness_session_folders
 from ctxkeep.report import report_named
 
 if TYPE_CHECKING:
@@ -62,8 +62,9 @@ def sweep_command(folders: tuple[str, ...], jobs: int | None, **options: Any) ->
 
     With no FOLDERS: ~/.claude/projects and ~/.codex/sessions (those that exist). The
     report ends with the totals of compactions by trigger and status across all
-    sessions: whether threshold compaction ever fired, and whether it failed. Exit
-    codes as for audit.
+    sessions: whether threshold compaction ever fired, and whether it failed. The
+    restore ledger is read as for audit (--ledger, --no-ledger). Exit codes as for
+    audit.
     """
     from ctxkeep.engine import sweep
     from ctxkeep.rules import UnknownRuleError
@@ -83,9 +84,11 @@ def sweep_command(folders: tuple[str, ...], jobs: int | None, **options: Any) ->
             log_format=opts.log_format,
             options=opts.read_options,
             baseline=opts.baseline,
+            ledger=opts.ledger,
             jobs=jobs,
             on_found=progress.found,
             on_done=progress.done,
+            detail=report_named(opts.report_format).detail,
         )
     except UnknownRuleError as exc:
         usage_error(str(exc))

@@ -12,7 +12,8 @@ Each step is a function of its own module:
    :mod:`~ctxkeep.compactor.hard` for a hard one): which units stay, and under a hard
    budget which are shortened to spans;
 5. **summarise** (:mod:`~ctxkeep.compactor.summary`): the instructions and facts of what
-   went, packed to the room left;
+   went, packed to the room left; or, with a ``summarizer``, its text audited and
+   repaired (:mod:`~ctxkeep.compactor.abstractive`, :mod:`~ctxkeep.compactor.repair`);
 6. **assemble** (here): the output list, one decision per message, the stats.
 
 compact() and replay() share steps 1, 2 and 4-6, so a replay at the original budget
@@ -32,7 +33,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ctxkeep._gc import cyclic_gc_paused
+from ctxkeep.base._gc import cyclic_gc_paused
+from ctxkeep.base.messages import Messages
+from ctxkeep.base.tokens import count_tokens, estimate_tokens, token_method
+from ctxkeep.compactor.abstractive import AbstractiveStep, describe_summarizer, make_summarizer
 from ctxkeep.compactor.facts import FactSource
 from ctxkeep.compactor.fit import Budget, Classified, Plan, classify, soft_plan
 from ctxkeep.compactor.hard import HardInput, fit_hard, mandatory_messages, why_not
@@ -43,11 +47,13 @@ from ctxkeep.compactor.receipts import (
     append_receipt,
     read_receipts,
     receipt_block,
+    without_credentials,
 )
-from ctxkeep.compactor.result import CompactionResult, CompactionStats, Decision
+from ctxkeep.compactor.result import CompactionResult, CompactionStats, Decision, SummaryRepair
 from ctxkeep.compactor.score import Scoring, resolve_scorer, score, scorer_name
 from ctxkeep.compactor.segment import Segments, Unit, group_units, read_segments
 from ctxkeep.compactor.summary import (
+    Summarizer,
     SummaryRequest,
     conversation_dialect,
     extractive_summary,
@@ -57,10 +63,8 @@ from ctxkeep.compactor.summary import (
 )
 from ctxkeep.compactor.text import utf8_size
 from ctxkeep.log.model import located
-from ctxkeep.messages import Messages
 from ctxkeep.scorers import Candidate, Score, Scorer
 from ctxkeep.scorers.recency import recency_score
-from ctxkeep.tokens import count_tokens, estimate_tokens, token_method
 
 __all__ = ["compact", "replay"]
 
@@ -235,6 +239,9 @@ class _Run:
     task: str
     exact: bool
     problems: list[str]
+    abstractive: AbstractiveStep | None = None
+    repair: SummaryRepair | None = None
+    """The summariser's record for the last summary written (step 5)."""
 
 
 def _pipeline(
@@ -244,6 +251,7 @@ def _pipeline(
     name_run: Callable[[Segments, Scoring], str],
     task: str,
     problems: list[str],
+    abstractive: AbstractiveStep | None = None,
 ) -> CompactionResult:
     exact = settings.target_tokens is not None
     segments = read_segments(messages, exact_tokens=exact)  # 1. segment
@@ -259,7 +267,10 @@ def _pipeline(
     own = protection.reasons
     needed = _needs_compacting(segments, units, settings.limit)
     scoring = score_step(segments, _to_score_order(units, own) if needed else [])  # 3. score
-    run = _Run(messages, settings, segments, units, protection, scoring, task, exact, problems)
+    run = _Run(
+        messages, settings, segments, units, protection, scoring, task, exact, problems,
+        abstractive,
+    )  # fmt: skip
     run_id = name_run(segments, scoring)
     if not needed:
         return _assemble(run, _untouched_plan(len(segments), units), None, run_id)
@@ -347,7 +358,10 @@ def _summary_sources(run: _Run, plan: Plan) -> tuple[FactSource, ...]:
 
 def _summarise(run: _Run, plan: Plan) -> str | None:
     """Step 5: the summary text, or None. The one place a summariser is called; its text
-    is held to the plan's caps whoever wrote it."""
+    is held to the plan's caps whoever wrote it. An abstractive summariser's text is
+    repaired first; when it has none to give, the extractive summary stands in and the
+    problems say why."""
+    run.repair = None
     if not plan.summarise:
         return None
     request = SummaryRequest(
@@ -359,6 +373,16 @@ def _summarise(run: _Run, plan: Plan) -> str | None:
         cap_tokens=plan.cap_tokens,
         task=run.task,
     )
+    if run.abstractive is not None:
+        text, run.repair = run.abstractive.summarise(request, run.segments.texts)
+        if text is not None:
+            return text
+        note = (
+            f"summarizer {run.repair.summarizer} failed ({run.repair.failed}): "
+            "the extractive summary was used"
+        )
+        if note not in run.problems:
+            run.problems.append(note)
     return held_to_caps(extractive_summary(request), plan.cap_bytes, plan.cap_tokens)
 
 
@@ -444,6 +468,7 @@ def _assemble(run: _Run, plan: Plan, summary_text: str | None, run_id: str) -> C
         run_id=run_id,
         receipt_path=None,
         problems=tuple(run.problems),
+        repair=run.repair if summary_text is not None else None,
     )
 
 
@@ -473,9 +498,6 @@ def _decisions(run: _Run, plan: Plan) -> tuple[Decision, ...]:
 # --- the public functions --------------------------------------------------------------
 
 
-_SECRET_WORDS = ("key", "token", "secret", "password", "authorization", "auth")
-
-
 def _safe_describe(scorer: Scorer) -> dict[str, Any]:
     """The scorer's self-description with anything that looks like a credential removed."""
     described: Any
@@ -483,13 +505,7 @@ def _safe_describe(scorer: Scorer) -> dict[str, Any]:
         described = scorer.describe()
     except Exception:  # a caller's scorer may fail here too; the name is enough
         described = {}
-    if not isinstance(described, Mapping):
-        described = {}
-    safe = {
-        str(k): v
-        for k, v in described.items()
-        if not any(word in str(k).lower() for word in _SECRET_WORDS)
-    }
+    safe = without_credentials(described)
     safe.setdefault("name", scorer_name(scorer))
     return safe
 
@@ -544,11 +560,16 @@ def _with_receipt(
     scorer: Mapping[str, Any],
     settings: _Settings,
     task_hash: str,
+    abstractive: AbstractiveStep | None = None,
 ) -> CompactionResult:
-    """Append the run's receipt when it compacted something; problems never raise."""
+    """Append the run's receipt when it compacted something; problems never raise. The
+    summariser's record (with its text, which a replay reuses) goes in the run line."""
     if receipt_path is None or not result.compacted:
         return result
     problems = list(result.problems)
+    summarizer = None
+    if result.repair is not None and abstractive is not None:
+        summarizer = {**abstractive.described, **result.repair.to_dict()}
     try:
         path = os.fspath(receipt_path)
         block = receipt_block(
@@ -557,6 +578,7 @@ def _with_receipt(
             scorer=scorer,
             settings={**settings.to_dict(), "task_sha256": task_hash},
             stats=result.stats.to_dict(),
+            summarizer=summarizer,
         )
         append_receipt(path, block)
     except (OSError, TypeError, ValueError) as exc:
@@ -600,6 +622,7 @@ def compact(
     receipt_path: str | os.PathLike[str] | None = None,
     run_id: str | None = None,
     budget: str = "soft",
+    summarizer: Summarizer | str | None = None,
 ) -> CompactionResult:
     """Compact ``messages`` (OpenAI chat, Anthropic messages or ctxkeep events) for ``task``.
 
@@ -617,6 +640,16 @@ def compact(
     pinned spans, then dropped; see :mod:`ctxkeep.compactor.hard`); only the system
     messages and the last user message are never cut, and when they alone are over the
     result has ``fits`` False, a reason in ``problems``, and only them.
+
+    ``summarizer`` writes the summary instead: any :data:`~ctxkeep.compactor.summary.
+    Summarizer` (a function of a ``SummaryRequest``), or ``"openai-chat"`` for an
+    OpenAI-compatible endpoint configured by ``CTXKEEP_SUMMARY_URL`` / ``_MODEL`` /
+    ``_KEY`` / ``_TIMEOUT`` (:class:`~ctxkeep.compactor.abstractive.OpenAIChatSummarizer`
+    for explicit settings). Its text is audited before use
+    (:mod:`~ctxkeep.compactor.repair`): standing instructions it lost are added
+    verbatim, items it invented are removed, the budget holds; ``result.repair`` and the
+    receipt record what changed. When it fails (an error, a timeout, no text), the
+    extractive summary stands in and ``problems`` says so.
     """
     options = {
         "target_bytes": target_bytes,
@@ -635,7 +668,9 @@ def compact(
     problems: list[str] = []
     try:
         with cyclic_gc_paused():
-            return _compact(messages, task, options, scorer, receipt_path, run_id, problems)
+            return _compact(
+                messages, task, options, scorer, receipt_path, run_id, problems, summarizer
+            )
     except Exception as exc:  # the contract: never raise; the input comes back unchanged
         return _untouched(messages, _internal_error(exc), problems)
 
@@ -648,11 +683,13 @@ def _compact(
     receipt_path: Any,
     run_id: Any,
     problems: list[str],
+    summarizer: Any = None,
 ) -> CompactionResult:
     settings = _settings(options, problems)
     msgs = _as_list(messages, problems)
     task_text = _task_text(task, problems)
     chosen = resolve_scorer(scorer, problems)
+    abstractive = _abstractive_step(summarizer, problems)
 
     def score_step(segments: Segments, to_score: list[int]) -> Scoring:
         if not to_score:
@@ -671,11 +708,53 @@ def _compact(
     def name_run(segments: Segments, scoring: Scoring) -> str:
         if isinstance(run_id, str) and run_id:
             return run_id
-        return _run_id(segments, settings, task_text, scoring.scorer)
+        who = scoring.scorer if abstractive is None else f"{scoring.scorer}+{abstractive.name}"
+        return _run_id(segments, settings, task_text, who)
 
-    result = _pipeline(msgs, settings, score_step, name_run, task_text, problems)
+    result = _pipeline(msgs, settings, score_step, name_run, task_text, problems, abstractive)
     task_hash = hashlib.sha256(task_text.encode("utf-8", "surrogatepass")).hexdigest()
-    return _with_receipt(result, receipt_path, _safe_describe(chosen), settings, task_hash)
+    described = _safe_describe(chosen)
+    return _with_receipt(result, receipt_path, described, settings, task_hash, abstractive)
+
+
+def _abstractive_step(summarizer: Any, problems: list[str]) -> AbstractiveStep | None:
+    """The summariser as step 5 uses it: a callable, or a name (``extractive``: None)."""
+    if summarizer is None:
+        return None
+    if isinstance(summarizer, str):
+        try:
+            summarizer = make_summarizer(summarizer)
+        except KeyError as exc:
+            problems.append(f"summarizer: {exc.args[0]}; the extractive summary is used")
+            return None
+        if summarizer is None:
+            return None
+    if not callable(summarizer):
+        problems.append(
+            f"summarizer: expected a function of a SummaryRequest, got "
+            f"{type(summarizer).__name__}; the extractive summary is used"
+        )
+        return None
+    return AbstractiveStep(summarizer, describe_summarizer(summarizer))
+
+
+def _recorded_step(run: ReceiptRun) -> AbstractiveStep | None:
+    """What the recorded run's summariser wrote, as a step that calls no model."""
+    record = run.summarizer
+    digest = record.get("sources_sha256")
+    if not record or not isinstance(digest, str):
+        return None
+    written = record.get("written")
+    failed = record.get("failed")
+    described = {"name": f"replay:{record.get('name', 'summarizer')}", "model": record.get("model")}
+    return AbstractiveStep(
+        None,
+        described,
+        recorded={digest: written} if isinstance(written, str) else {},
+        recorded_failure=f"the recorded run's summarizer failed: {failed}"
+        if isinstance(failed, str) and not isinstance(written, str)
+        else None,
+    )
 
 
 def _load_run(receipts: Any, run_id: str | None) -> tuple[ReceiptRun | None, list[str]]:
@@ -807,7 +886,8 @@ def _replay(
     def name_run(segments: Segments, scoring: Scoring) -> str:
         return _run_id(segments, settings, f"replay:{run.run_id}", scoring.scorer)
 
-    result = _pipeline(msgs, settings, score_step, name_run, "", problems)
+    abstractive = _recorded_step(run)
+    result = _pipeline(msgs, settings, score_step, name_run, "", problems, abstractive)
     described = {"name": f"replay:{recorded_name}", "replayed_run": run.run_id}
     task_hash = str(run.settings.get("task_sha256", ""))
-    return _with_receipt(result, receipt_path, described, settings, task_hash)
+    return _with_receipt(result, receipt_path, described, settings, task_hash, abstractive)

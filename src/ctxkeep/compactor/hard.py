@@ -27,15 +27,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ctxkeep.base.messages import message_text
+from ctxkeep.base.tokens import count_tokens
 from ctxkeep.compactor.fit import Budget, Choice, Classified, Forced, Plan
 from ctxkeep.compactor.protect import SYSTEM_ROLES, Protection, last_user_message
 from ctxkeep.compactor.reshape import Shortened, shortened
 from ctxkeep.compactor.segment import Segments
 from ctxkeep.compactor.text import utf8_size
 from ctxkeep.extract import extract_constraints
-from ctxkeep.messages import message_text
 from ctxkeep.scorers import Score
-from ctxkeep.tokens import count_tokens
 
 __all__ = ["GIVE_WAY", "HardInput", "fit_hard", "mandatory_messages", "why_not"]
 

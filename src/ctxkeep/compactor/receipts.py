@@ -8,8 +8,10 @@ its run line is whole and both match, so a crash that cuts the file (a torn last
 missing run line) or a corrupted setting in the run line leaves that run untrusted
 instead of half-read. Version 1 receipts had a digest of the message lines only (a
 corrupted run line was trusted): they are reported, not trusted. Receipts hold hashes,
-sizes, scores and settings; never message text and never a key (the scorer is recorded
-by ``describe()``, whose URL has no credentials or query).
+sizes, scores and settings, never a key (the scorer is recorded by ``describe()``, whose
+URL has no credentials or query), and no message text except one: the text an
+abstractive summariser wrote (masked of secrets), which no replay could compute again
+without calling the model.
 """
 
 from __future__ import annotations
@@ -21,10 +23,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ctxkeep.base.paths import append_lines
+from ctxkeep.base.secrets import mask_secrets
 from ctxkeep.compactor.result import Decision
 from ctxkeep.log.source import cap_problems, read_regular
-from ctxkeep.paths import append_lines
-from ctxkeep.secrets import mask_secrets
 
 __all__ = [
     "RECEIPT_VERSION",
@@ -33,9 +35,25 @@ __all__ = [
     "append_receipt",
     "read_receipts",
     "receipt_block",
+    "without_credentials",
 ]
 
 RECEIPT_VERSION = 2
+
+
+_SECRET_WORDS = ("key", "token", "secret", "password", "authorization", "auth")
+
+
+def without_credentials(described: Any) -> dict[str, Any]:
+    """A scorer's or summariser's self-description (a mapping; anything else is empty)
+    without the entries whose name looks like a credential's."""
+    if not isinstance(described, Mapping):
+        return {}
+    return {
+        str(k): v
+        for k, v in described.items()
+        if not any(word in str(k).lower() for word in _SECRET_WORDS)
+    }
 
 
 def _line(obj: Mapping[str, Any]) -> str:
@@ -49,12 +67,14 @@ def receipt_block(
     scorer: Mapping[str, Any],
     settings: Mapping[str, Any],
     stats: Mapping[str, Any],
+    summarizer: Mapping[str, Any] | None = None,
 ) -> bytes:
     """The lines of one run, ready to append (message lines, then the run line).
 
-    A secret in the run id or a setting (a ``--pin`` holding a key) is masked
-    (:mod:`ctxkeep.secrets`); the mask is a literal pattern, so a masked pin matches
-    nothing when the run is replayed.
+    A secret in the run id, a setting (a ``--pin`` holding a key) or the summariser's
+    record is masked (:mod:`ctxkeep.base.secrets`); the mask is a literal pattern, so a masked
+    pin matches nothing when the run is replayed, and a replay writes the mask where the
+    summariser's text held a secret.
     """
     run_id = _masked(run_id)
     settings = _masked(dict(settings))
@@ -72,6 +92,8 @@ def receipt_block(
         "settings": dict(settings),
         "stats": dict(stats),
     }
+    if summarizer is not None:
+        run["summarizer"] = _masked(dict(summarizer))
     run["digest"] = _digest(body.encode("utf-8"), run)
     return (body + _line(run) + "\n").encode("utf-8")
 
@@ -95,7 +117,7 @@ def _digest(body: bytes, run: Mapping[str, Any]) -> str:
 
 def append_receipt(path: str | os.PathLike[str], block: bytes) -> None:
     """Append ``block`` to ``path`` in one write, on a fresh line; raises OSError when it
-    cannot (:func:`ctxkeep.paths.append_lines`)."""
+    cannot (:func:`ctxkeep.base.paths.append_lines`)."""
     append_lines(path, block)
 
 
@@ -116,6 +138,9 @@ class ReceiptRun:
     stats: Mapping[str, Any]
     line: int
     """1-based line of its run line."""
+    summarizer: Mapping[str, Any] = field(default_factory=dict)
+    """The abstractive summariser's record (``SummaryRepair`` and its description, its
+    text included); empty when the extractive summary was the only one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +229,7 @@ def _close_run(
     if obj.get("digest") != digest:
         return f"run {run_id}: its lines do not match the run's digest (corrupted): not trusted"
     settings, scorer, stats = obj.get("settings"), obj.get("scorer"), obj.get("stats")
+    summarizer = obj.get("summarizer")
     return ReceiptRun(
         run_id=run_id,
         records=tuple(records),
@@ -211,4 +237,5 @@ def _close_run(
         settings=settings if isinstance(settings, dict) else {},
         stats=stats if isinstance(stats, dict) else {},
         line=lineno,
+        summarizer=summarizer if isinstance(summarizer, dict) else {},
     )

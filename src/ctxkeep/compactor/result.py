@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-__all__ = ["CompactionResult", "CompactionStats", "Decision"]
+__all__ = ["CompactionResult", "CompactionStats", "Decision", "RemovedItem", "SummaryRepair"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +92,46 @@ class CompactionStats:
 
 
 @dataclass(frozen=True, slots=True)
+class RemovedItem:
+    """An item of a model's summary that nothing in the conversation holds (a path, an
+    identifier, a claim: the auditor's CK002 judgement, high confidence), taken out of
+    the summary; ``why`` is the auditor's reason."""
+
+    text: str
+    kind: str
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryRepair:
+    """An abstractive summariser's run: what it wrote, and what its audit changed.
+
+    ``summarizer`` and ``model`` name it (``replay:<name>`` when a replay used the text a
+    receipt recorded). ``used``: the summary in the result is its text, repaired; else
+    ``failed`` says why not and the extractive summary stood in. ``written`` is its own
+    text before the repair (None when it wrote nothing usable). ``appended``
+    are the user's standing instructions (from the replaced messages) its text lost,
+    added verbatim; ``removed`` the invented items taken out (each replaced by a marker).
+    ``instructions_cut`` counts lost instructions the budget had no room for.
+    ``sources_sha256`` identifies what it summarised (a replay uses ``written`` only for
+    the same sources).
+    """
+
+    summarizer: str
+    model: str | None
+    used: bool
+    written: str | None
+    failed: str | None
+    appended: tuple[str, ...] = ()
+    removed: tuple[RemovedItem, ...] = ()
+    instructions_cut: int = 0
+    sources_sha256: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
 class CompactionResult:
     """The compacted list and everything needed to trust it.
 
@@ -100,7 +140,8 @@ class CompactionResult:
     may be a shortened copy (its decision lists the kept ``spans``). ``compacted`` is True
     when any message was dropped or shortened. ``problems`` lists what went wrong without
     stopping the run (a bad pin pattern, a receipt that could not be written, a scorer
-    failure, a hard budget that cannot hold).
+    failure, a summariser failure, a hard budget that cannot hold). ``repair`` is set when
+    a ``summarizer`` was asked for the summary: what it wrote and what the audit changed.
     """
 
     messages: tuple[Any, ...]
@@ -111,6 +152,7 @@ class CompactionResult:
     run_id: str
     receipt_path: str | None
     problems: tuple[str, ...]
+    repair: SummaryRepair | None = None
 
     @property
     def compacted(self) -> bool:

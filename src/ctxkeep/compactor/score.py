@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ctxkeep.base.tokens import estimate_tokens
 from ctxkeep.compactor.segment import Segments
 from ctxkeep.compactor.text import cut_utf8
 from ctxkeep.scorers import (
@@ -25,7 +26,6 @@ from ctxkeep.scorers import (
 )
 from ctxkeep.scorers.lexical import LexicalScorer
 from ctxkeep.scorers.recency import recency_score
-from ctxkeep.tokens import estimate_tokens
 
 __all__ = [
     "GIVE_UP_AFTER",

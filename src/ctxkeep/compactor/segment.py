@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from itertools import compress
 from typing import Any, NamedTuple
 
-from ctxkeep.messages import Dialect, message_parts
-from ctxkeep.tokens import count_tokens
+from ctxkeep.base.messages import Dialect, message_parts
+from ctxkeep.base.tokens import count_tokens
 
 __all__ = ["Segment", "Segments", "Unit", "group_units", "read_segments"]
 

@@ -14,7 +14,8 @@ gave them (which receipts record), so ``replay`` writes the same summary.
 The seam for other summarisers: :func:`extractive_summary` is a :data:`Summarizer`, a
 function of a :class:`SummaryRequest` that returns the text (or None). The compactor
 calls the summariser in one place and then holds the text to the request's caps with
-:func:`held_to_caps`, so whatever writes the text, the budget holds.
+:func:`held_to_caps`, so whatever writes the text, the budget holds. An abstractive
+summariser's text is audited and repaired first (:mod:`ctxkeep.compactor.repair`).
 
 The summary is a message in the caller's own dialect. Anthropic messages have no
 ``system`` role (the system prompt is a separate request field), so there the summary is
@@ -27,23 +28,26 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ctxkeep.base.messages import Dialect
+from ctxkeep.base.tokens import count_tokens
 from ctxkeep.compactor.facts import Fact, FactSource, collect_facts, select_facts
 from ctxkeep.compactor.pins import may_hold_constraints
 from ctxkeep.compactor.text import cut_utf8, utf8_size
 from ctxkeep.extract import extract_constraints
 from ctxkeep.extract._text import squash
-from ctxkeep.messages import Dialect
-from ctxkeep.tokens import count_tokens
 
 __all__ = [
     "SCAN_BYTES",
     "Summarizer",
     "SummaryRequest",
     "conversation_dialect",
+    "dropped_instructions",
     "extractive_summary",
     "held_to_caps",
+    "is_harness_text",
     "scan_limit",
     "summary_message",
+    "users_words",
 ]
 
 SCAN_BYTES = 256 * 1024
@@ -90,10 +94,51 @@ def _header(request: SummaryRequest, room: int) -> str:
     return f"[ctxkeep] {n} message{'s' if n != 1 else ''} compacted; by message number:"
 
 
-def _instructions(sources: Sequence[FactSource]) -> list[str]:
+def is_harness_text(text: str) -> bool:
+    """User-role text a harness wrote, not the user: it opens with an injection tag that
+    the log readers mark as injected -- Claude Code's ``<system-reminder>``,
+    ``<local-command-caveat>``, ``<command-name>``..., Codex's ``<environment_context>``,
+    ``# AGENTS.md instructions``... (docs/formats.md). An agent's API messages carry
+    them as user messages as its transcript does.
+
+    Real case (benchmarks/real-logs/claude-code-91_b42542f24f_0, its compaction): the
+    replaced history holds 16 ``<system-reminder>`` user messages and a
+    ``<local-command-caveat>``; read as the user's words, the repair added "you MUST
+    refuse to improve or augment the code" and "DO NOT respond to these messages ..." to
+    the summary as lost standing instructions.
+    """
+    from ctxkeep.log.adapters import claude_code, codex
+    from ctxkeep.log.adapters._arrays import INJECTED_OPENINGS
+
+    head = text.lstrip()
+    return (
+        claude_code.injected_kind_of_user_text(head) is not None
+        or codex.injected_kind_of_user_text(head) is not None
+        or any(head.startswith(opening) for opening, _kind in INJECTED_OPENINGS)
+    )
+
+
+def users_words(sources: Sequence[FactSource]) -> list[FactSource]:
+    """The sources the user wrote: harness text left out, and the ``<system-reminder>``
+    blocks Claude Code appends to a user message cut out of it."""
+    from ctxkeep.log.adapters.claude_code import split_system_reminders
+
+    out: list[FactSource] = []
+    for source in sources:
+        if source.role != "user":
+            continue
+        text, reminders = split_system_reminders(source.text)
+        if not text.strip() or is_harness_text(text):
+            continue
+        out.append(replace(source, text=text, instructions=None) if reminders else source)
+    return out
+
+
+def dropped_instructions(sources: Sequence[FactSource]) -> list[str]:
     """The standing instructions in the dropped user texts, verbatim, oldest first, once
-    (extracted here only for the sources that do not carry them already)."""
-    users = sorted((s for s in sources if s.role == "user"), key=lambda s: s.index)
+    (extracted here only for the sources that do not carry them already); text a harness
+    wrote as the user is not the user's (:func:`users_words`)."""
+    users = sorted(users_words(sources), key=lambda s: s.index)
     unknown = [s for s in users if s.instructions is None]
     extracted: dict[int, tuple[str, ...]] = {}
     for source, may in zip(unknown, may_hold_constraints([s.text for s in unknown]), strict=True):
@@ -194,7 +239,7 @@ def extractive_summary(request: SummaryRequest) -> str | None:
     if utf8_size(header) > request.cap_bytes:
         return None
     packer = _Packer(header, request.cap_bytes)
-    for text in _instructions(request.sources):
+    for text in dropped_instructions(request.sources):
         packer.add_instruction(text)
     for fact in select_facts(_candidate_facts(request)):
         if packer.room() < _MIN_FACT_BYTES:

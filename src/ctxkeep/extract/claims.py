@@ -409,8 +409,13 @@ def _figure(value: float) -> str:
 
 
 def _stem(noun: str) -> str:
+    """A prefix that every form of ``noun`` starts with in running text: ``changes`` ->
+    ``chang`` (change, changed), ``entries`` -> ``entr`` (entry, entries). Real case: the
+    compactor's summary quoted "the cache holds 245 entries" verbatim, and the count was
+    not found because the plural normalised to ``entry``, which ``entries`` does not
+    start with."""
     stem = normalise_word(noun)
-    return stem[:-1] if stem.endswith("e") and len(stem) > 4 else stem
+    return stem[:-1] if stem.endswith(("e", "y")) and len(stem) > 4 else stem
 
 
 def _count_in_sources(value: int, noun: str, sources: SourceIndex) -> bool:

@@ -22,7 +22,13 @@ from ctxkeep.extract._text import (
 )
 from ctxkeep.extract.filters import REFERENCE_FILTERS
 
-__all__ = ["Reference", "find_references", "resolved_in_summary", "unresolved_references"]
+__all__ = [
+    "RESOLVED_SHARE",
+    "Reference",
+    "find_references",
+    "resolved_in_summary",
+    "unresolved_references",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,9 +107,9 @@ _FUNCTION_WORDS = words_of(
     "beforehand aforementioned message turn step section discussion conversation thread "
     "session previous first later last one"
 )
-# Share of the sentence's content words the summary must name before the phrase for the
-# phrase to point at something the summary itself states.
-_RESOLVED_SHARE = 0.5
+RESOLVED_SHARE = 0.5
+"""Share of the sentence's content words the summary must name before the phrase for the
+phrase to point at something the summary itself states (CK006 prints it in its docs)."""
 
 
 def _content_words(text: str) -> set[str]:
@@ -172,9 +178,9 @@ def resolved_in_summary(summary: str, reference: Reference) -> bool:
     before", "前面提到的接口"), that noun, or an item of its kind (a path for "files", a
     quoted error for "error"), must stand earlier in the summary. Otherwise the sentence
     of the phrase, the phrase left out, gives the referent's words ("use the retry
-    settings as discussed earlier" -> retry, settings): at least half of them (English
-    words, or Chinese character pairs) must occur earlier. A sentence with no such word
-    ("As mentioned above.") cannot be resolved.
+    settings as discussed earlier" -> retry, settings): at least :data:`RESOLVED_SHARE` of
+    them (English words, or Chinese character pairs) must occur earlier. A sentence with no
+    such word ("As mentioned above.") cannot be resolved.
     """
     head = _head_noun(summary, reference)
     if head is not None:
@@ -188,7 +194,7 @@ def resolved_in_summary(summary: str, reference: Reference) -> bool:
     if not wanted and not grams:
         return False
     found = len(wanted & _content_words(before)) + len(grams & cjk_bigrams(before))
-    return found >= _RESOLVED_SHARE * (len(wanted) + len(grams))
+    return found >= RESOLVED_SHARE * (len(wanted) + len(grams))
 
 
 def unresolved_references(summary: str) -> list[Reference]:

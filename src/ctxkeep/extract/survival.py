@@ -23,14 +23,23 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 
 from ctxkeep.extract._text import CJK_RUN, bigrams, sentence_spans, squash
 from ctxkeep.extract._words import about, en_words, stem
-from ctxkeep.extract.constraints import Constraint, is_negative
+from ctxkeep.extract.constraints import Constraint, extract_constraints, is_negative
 
-__all__ = ["Survival", "Verdict", "constraint_survives", "judge_survival", "text_carried"]
+__all__ = [
+    "Survival",
+    "Verdict",
+    "constraint_survives",
+    "judge_survival",
+    "normal_form",
+    "still_carried",
+    "text_carried",
+]
 
 
 class Survival(StrEnum):
@@ -392,3 +401,20 @@ def text_carried(sentence: str, summary: str) -> bool:
     if squashed in view.squashed:
         return True
     return _near_verbatim(squashed, view, shortest=3)
+
+
+def normal_form(text: str) -> str:
+    """The text compared case- and space-insensitively (NFKC): one instruction said twice
+    in different case or spacing is one instruction."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def still_carried(text: str, summary: str) -> bool:
+    """True when ``summary`` carries the instruction ``text`` (verbatim or reworded).
+
+    Text with no instruction form in it is compared as a whole, verbatim.
+    """
+    constraints = extract_constraints(text)
+    if not constraints:
+        return normal_form(text) in normal_form(summary)
+    return all(constraint_survives(c, summary) is not Survival.LOST for c in constraints)

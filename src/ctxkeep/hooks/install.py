@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ctxkeep.base.paths import ctxkeep_home
 from ctxkeep.hooks.settings import (
     SettingsError,
     add_hooks,
@@ -42,7 +43,6 @@ from ctxkeep.hooks.settings import (
     remove_hooks,
 )
 from ctxkeep.hooks.versions import claude_config_dir, codex_home, compact_support, find_version
-from ctxkeep.paths import ctxkeep_home
 
 __all__ = [
     "HARNESSES",

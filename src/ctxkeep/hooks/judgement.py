@@ -15,11 +15,12 @@ no compactor, and no other rule runs on the hook's path (docs/hooks.md).
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ctxkeep.extract import Survival, constraint_survives, extract_constraints
+from ctxkeep.extract import extract_constraints
+from ctxkeep.extract.survival import normal_form
+from ctxkeep.log.ledger import SessionLedger
 from ctxkeep.log.model import Compaction, CompactionStatus, Session
 from ctxkeep.rules.context import CompactionView, RuleContext, is_user_instruction
 from ctxkeep.rules.summary_hallucination import invented_items
@@ -30,9 +31,7 @@ __all__ = [
     "UnsupportedItem",
     "judge_compaction",
     "newest_compaction",
-    "normal_form",
     "standing_instructions",
-    "still_carried",
     "unique",
 ]
 
@@ -72,11 +71,6 @@ class CompactionVerdict:
     summary: str | None = None
 
 
-def normal_form(text: str) -> str:
-    """The text compared case- and space-insensitively (NFKC), to deduplicate instructions."""
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
-
-
 def newest_compaction(session: Session) -> Compaction | None:
     """The session's last compaction in log order, whatever became of it."""
     return session.compactions[-1] if session.compactions else None
@@ -89,12 +83,16 @@ def _unsupported(view: CompactionView) -> tuple[UnsupportedItem, ...]:
     )
 
 
-def judge_compaction(session: Session, compaction: Compaction) -> CompactionVerdict:
-    """What ``compaction`` (one of ``session``'s) lost and invented, as the auditor judges."""
+def judge_compaction(
+    session: Session, compaction: Compaction, ledger: SessionLedger | None = None
+) -> CompactionVerdict:
+    """What ``compaction`` (one of ``session``'s) lost and invented, as the auditor judges
+    with ``ledger``, the session's records in the restore ledger: what the hooks put in
+    context before it is a source, and their own trace in the transcript hides nothing."""
     index = compaction.index
     if compaction.status is not CompactionStatus.SUMMARISED:
         return CompactionVerdict(index, False, f"the compaction is {compaction.status.value}")
-    view = RuleContext(session).view(compaction)
+    view = RuleContext(session, ledger).view(compaction)
     summary = view.summary
     if summary is None:
         why = "its summary is opaque (encrypted)" if compaction.opaque else "it has no summary"
@@ -107,17 +105,6 @@ def judge_compaction(session: Session, compaction: Compaction) -> CompactionVerd
         if not j.kept
     )
     return CompactionVerdict(index, True, "", lost, _unsupported(view), summary)
-
-
-def still_carried(text: str, summary: str) -> bool:
-    """True when ``summary`` carries the instruction ``text`` (verbatim or reworded).
-
-    Text with no instruction form in it is compared as a whole, verbatim.
-    """
-    constraints = extract_constraints(text)
-    if not constraints:
-        return normal_form(text) in normal_form(summary)
-    return all(constraint_survives(c, summary) is not Survival.LOST for c in constraints)
 
 
 def standing_instructions(session: Session) -> tuple[Instruction, ...]:

@@ -21,7 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ctxkeep.paths import ctxkeep_home
+from ctxkeep.base.paths import append_lines, ctxkeep_home
+from ctxkeep.base.secrets import mask_secrets
 
 __all__ = [
     "ERROR_LOG_NAME",
@@ -124,7 +125,9 @@ def log_hook_error(event: str, message: str | None = None) -> None:
     """Append the current exception (or ``message``) to ``CTXKEEP_HOME/hook-errors.log``.
 
     Never raises: a hook that cannot even log still exits 0 with no output. The log is
-    started afresh (the old one kept as ``.1``) past 1 MB.
+    started afresh (the old one kept as ``.1``) past 1 MB. Secrets are masked (a
+    traceback can quote the text it failed on); one append of whole lines, under a lock,
+    as the ledger's (:func:`ctxkeep.base.paths.append_lines`).
     """
     try:
         path = ctxkeep_home(create=True) / ERROR_LOG_NAME
@@ -132,7 +135,7 @@ def log_hook_error(event: str, message: str | None = None) -> None:
             path.replace(path.with_name(ERROR_LOG_NAME + ".1"))
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         body = message if message is not None else traceback.format_exc()
-        with path.open("a", encoding="utf-8") as fh:
-            fh.write(f"{stamp} {event}: {body.rstrip()}\n")
+        entry = mask_secrets(f"{stamp} {event}: {body.rstrip()}\n")[0]
+        append_lines(path, entry.encode("utf-8", "replace"), mode=0o600, lock=True)
     except Exception:  # the hook must stay silent and exit 0 whatever happens
         pass

@@ -12,7 +12,7 @@ the new summary too, from the ledger.
 ``pre_compact`` runs before a compaction and returns a short directive listing the
 session's standing instructions, to be preserved verbatim.
 
-Both record what they did in the ledger (:mod:`ctxkeep.hooks.ledger`) and never write to
+Both record what they did in the ledger (:mod:`ctxkeep.log.ledger`) and never write to
 the transcript.
 """
 
@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ctxkeep.extract.survival import still_carried
 from ctxkeep.hooks.judgement import (
     CompactionVerdict,
     Instruction,
@@ -30,17 +31,23 @@ from ctxkeep.hooks.judgement import (
     judge_compaction,
     newest_compaction,
     standing_instructions,
-    still_carried,
     unique,
 )
-from ctxkeep.hooks.ledger import (
+from ctxkeep.hooks.protocol import (
+    HookInput,
+    fit_lines,
+    log_hook_error,
+    session_start_output,
+)
+from ctxkeep.log.ledger import (
     LedgerItem,
     LedgerRecord,
+    SessionLedger,
     append_record,
+    instruction_line,
     ledger_lock,
     read_ledger,
 )
-from ctxkeep.hooks.protocol import HookInput, fit_lines, log_hook_error, session_start_output
 from ctxkeep.log.model import Compaction, Session
 from ctxkeep.log.reader import read_session
 
@@ -125,8 +132,7 @@ def _lost_again(records: list[LedgerRecord], verdict: CompactionVerdict) -> list
 
 
 def _instruction_line(instruction: Instruction) -> str:
-    where = f"transcript line {instruction.line}" if instruction.line else "restored earlier"
-    return f"- [{where}] {instruction.text}"
+    return instruction_line(instruction.text, instruction.line)
 
 
 def _caution_text(items: list[UnsupportedItem]) -> str:
@@ -214,7 +220,7 @@ def _session_start(
         )
         return None
     session, compaction = found
-    verdict = judge_compaction(session, compaction)
+    verdict = judge_compaction(session, compaction, SessionLedger(tuple(records)))
     record = LedgerRecord(
         event="session-start",
         session_id=key,

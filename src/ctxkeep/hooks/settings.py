@@ -15,6 +15,8 @@ import tomllib
 from dataclasses import dataclass
 from typing import Any
 
+from ctxkeep.log.ledger import is_ctxkeep_command
+
 __all__ = [
     "HOOKS",
     "HookSpec",
@@ -49,15 +51,13 @@ HOOKS = (
     HookSpec("PreCompact", None, "pre-compact", 30),
 )
 
-_OURS = re.compile(r"\bctxkeep\b.*\bhook\s+(session-start|pre-compact)\b")
-
 
 def is_ctxkeep_hook(hook: Any) -> bool:
     """A hook entry (``{"type": "command", "command": ...}``) that runs ``ctxkeep hook``."""
     return (
         isinstance(hook, dict)
         and isinstance(hook.get("command"), str)
-        and _OURS.search(hook["command"]) is not None
+        and is_ctxkeep_command(hook["command"])
     )
 
 

@@ -22,6 +22,7 @@ __all__ = [
     "CompactionStatus",
     "Event",
     "EventKind",
+    "HookRun",
     "ParseProblem",
     "Prune",
     "Session",
@@ -135,6 +136,27 @@ class Prune:
 
 
 @dataclass(frozen=True, slots=True)
+class HookRun:
+    """A hook the harness ran, of which the log keeps only the trace (Claude Code's
+    ``hook_progress`` record): what the hook printed, if anything, is not in the log.
+
+    ``seq`` is the seq of the last event before it (0: none), so a compaction whose
+    ``start_seq`` is greater came after it; ``event`` the hook event (``SessionStart``,
+    ``PostToolUse``, ``Stop``, ...), ``name`` the harness's label with its matcher
+    (``SessionStart:compact``, ``PostToolUse:Edit``), ``command`` the command it ran
+    (``callback`` for Claude Code's own internal hooks). Which of them could have
+    reached the model before a summary was written is the rules' call
+    (:attr:`ctxkeep.rules.context.CompactionView.unrecorded_hooks`).
+    """
+
+    seq: int
+    line: int = 0
+    event: str = ""
+    name: str = ""
+    command: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class ParseProblem:
     """Something in the source that could not be read; the rest was read.
 
@@ -154,9 +176,9 @@ def located(path: str, line: int) -> str:
 class Session:
     """A whole session log as read by one adapter.
 
-    ``hooks_unrecorded`` is True when the log shows hooks ran whose output the harness did
-    not record (Claude Code ``hook_progress``): an item that looks invented may come from
-    there. ``history_incomplete`` is True when the log does not begin where the session
+    ``hook_runs`` are the hooks the log shows ran, whose output the harness did not
+    record (Claude Code ``hook_progress``): an item that looks invented may come from
+    one of them. ``history_incomplete`` is True when the log does not begin where the session
     began (Claude Code: the first record's ``parentUuid`` is not in the file): what the
     first summary in it was written from is partly before line 1. ``context_window`` is
     the model's window when the log states it.
@@ -169,9 +191,14 @@ class Session:
     prunes: tuple[Prune, ...] = ()
     problems: tuple[ParseProblem, ...] = ()
     context_window: int | None = None
-    hooks_unrecorded: bool = False
+    hook_runs: tuple[HookRun, ...] = ()
     session_id: str | None = None
     history_incomplete: bool = False
+
+    @property
+    def hooks_unrecorded(self) -> bool:
+        """True when the log shows any hook ran whose output it does not hold."""
+        return bool(self.hook_runs)
 
     @cached_property
     def by_seq(self) -> Mapping[int, Event]:

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from ctxkeep._gc import cyclic_gc_paused
+from ctxkeep.base._gc import cyclic_gc_paused
 from ctxkeep.log.adapters import ADAPTERS, Adapter, ReadOptions, adapter_named
 from ctxkeep.log.model import ParseProblem, Session
 from ctxkeep.log.source import (

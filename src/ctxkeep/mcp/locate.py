@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ctxkeep.paths import harness_session_folders
+from ctxkeep.base.paths import harness_session_folders
 
 __all__ = ["SessionNotFoundError", "harness_session_folders", "locate_session"]
 

@@ -1,4 +1,4 @@
-"""The typed results of the MCP tools: the JSON report's shape (DESIGN.md) as TypedDicts.
+"""The typed results of the MCP tools: the JSON report's shape as TypedDicts.
 
 The SDK derives each tool's output schema from these, and checks every result against
 it. They describe :func:`ctxkeep.report.data.result_to_dict` and
@@ -20,6 +20,7 @@ __all__ = [
     "ConstraintDict",
     "DiffReport",
     "FindingDict",
+    "HookActivityDict",
     "ProblemDict",
     "SessionDict",
 ]
@@ -76,6 +77,20 @@ class FindingDict(TypedDict):
     items_detail: list[ItemDetailDict]
     confidence: Literal["high", "low"]
     fingerprint: str
+    restored_by_ctxkeep: list[str]
+
+
+class HookActivityDict(TypedDict):
+    """What ctxkeep's hooks did around one compaction (restore ledger): the instructions
+    ``pre-compact`` asked its summariser to keep and those it kept (null: no summary),
+    and what ``session-start`` found and restored right after it."""
+
+    compaction: int
+    asked: list[str]
+    asked_kept: list[str] | None
+    restore: str | None
+    restored: list[str]
+    cautioned: list[str]
 
 
 class SessionDict(TypedDict):
@@ -90,6 +105,7 @@ class SessionDict(TypedDict):
     peak_context: PeakContextDict
     baselined: int
     findings: list[FindingDict]
+    ctxkeep_hooks: list[HookActivityDict]
 
 
 class ProblemDict(TypedDict):
@@ -154,9 +170,11 @@ class ConstraintDict(TypedDict):
     seq: int
     line: int
     source: str
-    origin: Literal["message", "rejection", "compact", "quoted"]
+    origin: Literal["message", "rejection", "compact", "quoted", "restored"]
     inherited_from: int | None
     carried_as: str | None
+    restored_after: int | None
+    asked_by_ctxkeep: bool
 
 
 class InventedDict(TypedDict):
@@ -184,3 +202,4 @@ class DiffReport(TypedDict):
     invented: list[InventedDict]
     ghost_references: list[str]
     findings: list[FindingDict]
+    ctxkeep_hooks: HookActivityDict | None

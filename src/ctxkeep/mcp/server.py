@@ -1,14 +1,18 @@
 """The MCP server: four read-only audit tools over stdio (``ctxkeep mcp``).
 
 Each tool returns the JSON the CLI prints with ``--format json`` twice over: as text
-(byte for byte the CLI's output) and as structured content checked against the typed
-schema in :mod:`ctxkeep.mcp.schema`. Anything that stops a tool (no such session, an
-unknown rule, a compaction the log does not have) is a tool error with a message the
-agent can act on. The server reads logs and never writes to anything.
+(byte for byte the CLI's output, secrets masked as the CLI masks them:
+:mod:`ctxkeep.base.secrets`) and as structured content (that same masked JSON) checked against
+the typed schema in :mod:`ctxkeep.mcp.schema`. As the CLI does, the tools read ctxkeep's
+restore ledger (``CTXKEEP_HOME/restores.jsonl``) when it exists. Anything that stops a
+tool (no such session, an unknown rule, a compaction the log does not have) is a tool
+error with a message the agent can act on. The server reads logs and never writes to
+anything.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Annotated
 
@@ -18,13 +22,14 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from ctxkeep._version import __version__
+from ctxkeep.base.secrets import mask_secrets
 from ctxkeep.engine import AuditResult, NoSuchCompactionError, audit, diff, sweep
 from ctxkeep.log.adapters import ReadOptions, format_names
+from ctxkeep.log.ledger import Ledger, ledger_path
 from ctxkeep.mcp.locate import SessionNotFoundError, harness_session_folders, locate_session
 from ctxkeep.mcp.schema import AuditReport, DiffReport
-from ctxkeep.report.data import result_to_dict
-from ctxkeep.report.diff import diff_to_dict, render_diff_json
-from ctxkeep.report.json import render as render_json
+from ctxkeep.report import render
+from ctxkeep.report.diff import render_diff_json
 from ctxkeep.rules import UnknownRuleError
 
 __all__ = ["TOOL_NAMES", "build_server", "run_stdio"]
@@ -80,6 +85,24 @@ def _read_options(log_format: str | None, summary_index: int | None) -> ReadOpti
     return ReadOptions(summary_index=summary_index)
 
 
+def _ledger() -> Ledger | None:
+    """ctxkeep's restore ledger when it exists and reads (as the CLI's default)."""
+    path = ledger_path()
+    if not path.is_file():
+        return None
+    try:
+        return Ledger.read(path)
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _answer(text: str) -> CallToolResult:
+    """A finished JSON report (secrets already masked) as text and structured content."""
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=json.loads(text)
+    )
+
+
 def _located(session: str) -> str:
     try:
         return locate_session(session)
@@ -96,10 +119,7 @@ def _audit_answer(result: AuditResult) -> CallToolResult:
             for p in result.problems
         )
         raise ToolError(f"no session could be read: {why or 'nothing found'}")
-    return CallToolResult(
-        content=[TextContent(type="text", text=render_json(result))],
-        structured_content=result_to_dict(result),
-    )
+    return _answer(render("json", result))
 
 
 def _run_audit(
@@ -112,7 +132,12 @@ def _run_audit(
     options = _read_options(log_format, summary_index)
     try:
         result = audit(
-            list(paths), select=select, ignore=ignore, log_format=log_format, options=options
+            list(paths),
+            select=select,
+            ignore=ignore,
+            log_format=log_format,
+            options=options,
+            ledger=_ledger(),
         )
     except UnknownRuleError as exc:
         raise ToolError(str(exc)) from None
@@ -158,7 +183,13 @@ def compaction_audit_sweep(
     try:
         # One process: the server's worker thread does not fork pools of its own.
         result = sweep(
-            given, select=select, ignore=ignore, log_format=log_format, options=options, jobs=1
+            given,
+            select=select,
+            ignore=ignore,
+            log_format=log_format,
+            options=options,
+            jobs=1,
+            ledger=_ledger(),
         )
     except UnknownRuleError as exc:
         raise ToolError(str(exc)) from None
@@ -180,13 +211,10 @@ def compaction_audit_diff(
     options = _read_options(log_format, summary_index)
     path = _located(session)
     try:
-        result = diff(path, compaction, log_format=log_format, options=options)
+        result = diff(path, compaction, log_format=log_format, options=options, ledger=_ledger())
     except NoSuchCompactionError as exc:
         raise ToolError(str(exc)) from None
-    return CallToolResult(
-        content=[TextContent(type="text", text=render_diff_json(result))],
-        structured_content=diff_to_dict(result),
-    )
+    return _answer(mask_secrets(render_diff_json(result))[0])
 
 
 def compaction_audit_log_check(

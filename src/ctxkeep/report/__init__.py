@@ -1,8 +1,11 @@
 """Report formats, in one registry that ``--format`` choices are built from.
 
 Each format is a module of this package whose ``render(result)`` turns an
-:class:`~ctxkeep.engine.AuditResult` into a string; the CLI writes it. A format's module
-is imported when it renders, so listing the names (``--format``'s choices, ``ctxkeep
+:class:`~ctxkeep.engine.AuditResult` into a string; the CLI writes it. A format is pure,
+as bandit's formatters are: everything it shows is in the result (a format that shows
+each compaction taken apart says so with ``detail``, and the caller audits with
+``detail=True``); no format reads a file or calls the engine. A format's module is
+imported when it renders, so listing the names (``--format``'s choices, ``ctxkeep
 --help``) imports none of them.
 """
 
@@ -21,11 +24,13 @@ __all__ = ["REPORTS", "Report", "render", "report_named", "report_names"]
 @dataclass(frozen=True, slots=True)
 class Report:
     """A named output format, written by ``ctxkeep.report.<module>.render``; ``machine``
-    ones turn progress bars off."""
+    ones turn progress bars off; ``detail`` ones show each compaction taken apart, so the
+    audit they render must hold its detail (``audit(..., detail=True)``)."""
 
     name: str
     module: str
     machine: bool
+    detail: bool = False
 
     def render(self, result: AuditResult) -> str:
         """``result`` in this format."""
@@ -37,7 +42,7 @@ REPORTS: tuple[Report, ...] = (
     Report("text", "text", machine=False),
     Report("json", "json", machine=True),
     Report("sarif", "sarif", machine=True),
-    Report("html", "html", machine=True),
+    Report("html", "html", machine=True, detail=True),
 )
 
 
@@ -56,11 +61,11 @@ def report_named(name: str) -> Report:
 
 def render(name: str, result: AuditResult, *, show_secrets: bool = False) -> str:
     """``result`` in the format called ``name``, its secrets masked unless
-    ``show_secrets`` (:mod:`ctxkeep.secrets`: the finished text of every format is masked,
+    ``show_secrets`` (:mod:`ctxkeep.base.secrets`: the finished text of every format is masked,
     so nothing a format adds can carry a key out)."""
     text = report_named(name).render(result)
     if show_secrets:
         return text
-    from ctxkeep.secrets import mask_secrets
+    from ctxkeep.base.secrets import mask_secrets
 
     return mask_secrets(text)[0]

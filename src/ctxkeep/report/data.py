@@ -1,4 +1,6 @@
-"""Plain-data views of an audit: the JSON contract (DESIGN.md), shared by every report.
+"""Plain-data views of an audit: the JSON contract, shared by every report.
+
+The contract is written down in docs/design.md ("The JSON report").
 
 Keys of the contract are never renamed; new keys may be added. No timestamps, paths as
 given, findings in the engine's order.
@@ -9,14 +11,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ctxkeep._version import __version__
-from ctxkeep.findings import Finding, Severity
+from ctxkeep.base.findings import Finding, Severity
 
 if TYPE_CHECKING:
-    from ctxkeep.engine import AuditResult, CompactionCounts, PeakContext, SessionAudit
+    from ctxkeep.engine import (
+        AuditResult,
+        CompactionCounts,
+        HookActivity,
+        PeakContext,
+        SessionAudit,
+    )
 
 __all__ = [
     "counts_to_dict",
     "finding_to_dict",
+    "hook_activity_to_dict",
     "items_detail",
     "result_to_dict",
     "session_to_dict",
@@ -53,6 +62,19 @@ def finding_to_dict(finding: Finding) -> dict[str, Any]:
         "items_detail": items_detail(finding),
         "confidence": finding.confidence.value,
         "fingerprint": finding.fingerprint,
+        "restored_by_ctxkeep": list(finding.restored),
+    }
+
+
+def hook_activity_to_dict(h: HookActivity) -> dict[str, Any]:
+    """What ctxkeep's hooks did around one compaction (restore ledger)."""
+    return {
+        "compaction": h.compaction,
+        "asked": list(h.asked),
+        "asked_kept": None if h.asked_kept is None else list(h.asked_kept),
+        "restore": h.restore,
+        "restored": list(h.restored),
+        "cautioned": list(h.cautioned),
     }
 
 
@@ -71,6 +93,7 @@ def session_to_dict(s: SessionAudit) -> dict[str, Any]:
         "peak_context": _peak_to_dict(s.peak),
         "baselined": s.baselined,
         "findings": [finding_to_dict(f) for f in s.findings],
+        "ctxkeep_hooks": [hook_activity_to_dict(h) for h in s.hooks],
     }
 
 

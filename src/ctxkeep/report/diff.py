@@ -6,12 +6,13 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ctxkeep._version import __version__
-from ctxkeep.report.data import finding_to_dict
+from ctxkeep.report.data import finding_to_dict, hook_activity_to_dict
+from ctxkeep.report.text import hook_line
 
 if TYPE_CHECKING:
     from ctxkeep.engine import CompactionDiff
 
-__all__ = ["diff_to_dict", "render_diff_json", "render_diff_text"]
+__all__ = ["ctxkeep_note", "diff_to_dict", "render_diff_json", "render_diff_text"]
 
 _SURVIVAL_MARK = {"kept": "kept    ", "reworded": "reworded", "lost": "LOST    "}
 
@@ -53,6 +54,8 @@ def diff_to_dict(d: CompactionDiff) -> dict[str, Any]:
                 "origin": r.origin,
                 "inherited_from": r.inherited_from,
                 "carried_as": r.carried_as,
+                "restored_after": r.restored_after,
+                "asked_by_ctxkeep": r.asked,
             }
             for r in d.constraints
         ],
@@ -69,6 +72,7 @@ def diff_to_dict(d: CompactionDiff) -> dict[str, Any]:
         ],
         "ghost_references": list(d.ghost_references),
         "findings": [finding_to_dict(f) for f in d.findings],
+        "ctxkeep_hooks": None if d.hooks is None else hook_activity_to_dict(d.hooks),
     }
 
 
@@ -84,7 +88,18 @@ _ORIGIN_NOTE = {
     "rejection": " (typed rejecting a tool call)",
     "compact": " (/compact arguments)",
     "quoted": " (quoted by the previous summary; typed before the log begins)",
+    "restored": " (in context only through ctxkeep's restore)",
 }
+
+
+def ctxkeep_note(restored_after: int | None, asked: bool) -> str:
+    """How ctxkeep's hooks put an instruction in context, as the reports say it."""
+    notes = []
+    if restored_after is not None:
+        notes.append(f"restored by ctxkeep after compaction {restored_after}")
+    if asked:
+        notes.append("ctxkeep asked the summariser to keep it")
+    return "; ".join(notes)
 
 
 def render_diff_text(d: CompactionDiff) -> str:
@@ -120,8 +135,13 @@ def render_diff_text(d: CompactionDiff) -> str:
         elif r.inherited_from == 0:
             origin += ", inherited from a summary older than the log"
         lines.append(f"            from {where}{origin}: {r.source}")
+        note = ctxkeep_note(r.restored_after, r.asked)
+        if note:
+            lines.append(f"            {note}")
         if r.survival.value == "reworded" and r.carried_as:
             lines.append(f"            as: {r.carried_as}")
+    if d.hooks is not None:
+        lines.append(f"ctxkeep hooks (restore ledger): {hook_line(d.hooks)}")
     lines.append("")
     lines.append(f"invented items ({len(d.invented)}):")
     if not d.invented:

@@ -12,8 +12,9 @@ embedded as JSON and rendered only when opened (:mod:`ctxkeep.report.html_assets
 Everything from a log is untrusted: markup is escaped here and the script only ever
 sets ``textContent``. No timestamps: the same audit gives the same bytes.
 
-The audit result holds figures and findings, not the events, so each session's log is
-read again (as the format the audit read it in) for the chart and the detail.
+Like every format, the page shows only what the audit result holds: the chart and each
+compaction's detail come from the session's :class:`~ctxkeep.engine.SessionDetail`
+(``audit(..., detail=True)``, which ``--format html`` asks for); no log is read again.
 """
 
 from __future__ import annotations
@@ -25,14 +26,20 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 from ctxkeep._version import __version__
-from ctxkeep.findings import Finding, Severity
+from ctxkeep.base.findings import Finding, Severity
 from ctxkeep.report.html_assets import PAGE_SIZE, css, script
 
 if TYPE_CHECKING:
-    from ctxkeep.engine import AuditResult, CompactionCounts, SessionAudit
-    from ctxkeep.log.model import Compaction, Event, Session
+    from ctxkeep.engine import (
+        AuditResult,
+        CompactionCounts,
+        CompactionDiff,
+        SessionAudit,
+        SessionDetail,
+    )
+    from ctxkeep.log.model import Compaction, Event
 
-__all__ = ["EVENT_TEXT_LIMIT", "HISTORY_LIMIT", "embedded_json", "render", "token_series"]
+__all__ = ["EVENT_TEXT_LIMIT", "HISTORY_LIMIT", "embedded_json", "render"]
 
 EVENT_TEXT_LIMIT = 4000
 """Characters of a replaced event's text embedded in the page; an event holding a
@@ -68,27 +75,6 @@ def embedded_json(value: Any) -> str:
     )
 
 
-def token_series(session: Session) -> list[tuple[int, int]]:
-    """(seq, context tokens) readings of the session, in order: its usage events, else
-    the token figures its compactions report."""
-    from ctxkeep.log.model import EventKind
-
-    usage = [
-        (e.seq, e.tokens)
-        for e in session.events
-        if e.kind is EventKind.USAGE and e.tokens is not None
-    ]
-    if usage:
-        return usage
-    points: list[tuple[int, int]] = []
-    for c in session.compactions:
-        if c.tokens_before is not None:
-            points.append((c.start_seq, c.tokens_before))
-        if c.tokens_after is not None:
-            points.append((c.end_seq or c.start_seq, c.tokens_after))
-    return sorted(points)
-
-
 def _downsample(points: Sequence[tuple[int, int]], buckets: int) -> list[tuple[int, int]]:
     """At most four points per bucket (first, lowest, highest, last): the drops at
     compactions and the peaks survive any session length."""
@@ -107,12 +93,11 @@ def _downsample(points: Sequence[tuple[int, int]], buckets: int) -> list[tuple[i
     return out
 
 
-def _chart(session: Session) -> str:
+def _chart(detail: SessionDetail) -> str:
     """An inline SVG of context tokens over the session, compaction points marked."""
-    series = _downsample(token_series(session), _CHART_BUCKETS)
-    seqs = [e.seq for e in session.events] or [0]
-    first = min(seqs)
-    last = max(*seqs, first + 1)
+    series = _downsample(detail.token_series, _CHART_BUCKETS)
+    first = detail.first_seq
+    last = max(detail.last_seq, first + 1)
     peak = max((t for _, t in series), default=0) or 1
     plot_w, plot_h = _CHART_W - _PAD_L - 8, _CHART_H - _PAD_B - _PAD_T
 
@@ -143,7 +128,7 @@ def _chart(session: Session) -> str:
             f'<text class="ck-chart-empty" x="{_PAD_L + 8}" y="{_PAD_T + plot_h / 2}">'
             "the log gives no token figures</text>"
         )
-    for c in session.compactions:
+    for c in (d.compaction for d in detail.compactions):
         cls = "ck-chart-compaction" + (" ck-failed" if c.status.value != "summarised" else "")
         cx = x(c.start_seq)
         label = (
@@ -189,51 +174,32 @@ class _Detail:
     """One compaction's embedded data, and the figures shown before it is opened."""
 
     compaction: Compaction
-    data: dict[str, Any] | None
+    data: dict[str, Any]
     kept: int
     reworded: int
     lost: int
     invented: int
 
 
-def _details(session: Session, findings: Sequence[Finding]) -> list[_Detail]:
-    from ctxkeep.engine import diff
+def _detail(d: CompactionDiff) -> _Detail:
+    """The page's data for one compaction taken apart."""
     from ctxkeep.report.diff import diff_to_dict
 
-    out: list[_Detail] = []
-    for c in session.compactions:
-        d = diff(session, c.index, session_findings=findings)
-        data = diff_to_dict(d)
-        whole = {r.seq for r in d.constraints}
-        history, omitted = _history(session.events_at(c.shadowed_seqs), whole)
-        data["summary"] = None if c.opaque else c.summary
-        data["history"] = history
-        data["history_omitted"] = omitted
-        fates = [r.survival.value for r in d.constraints]
-        out.append(
-            _Detail(
-                c,
-                data,
-                fates.count("kept"),
-                fates.count("reworded"),
-                fates.count("lost"),
-                len(d.invented),
-            )
-        )
-    return out
-
-
-def _reread(audited: SessionAudit) -> Session | None:
-    """The session's log read again as the format the audit found, or None when it
-    no longer reads the same (gone, or a different number of compactions)."""
-    from ctxkeep.log.adapters import format_names
-    from ctxkeep.log.reader import read_session
-
-    fmt = audited.format if audited.format in format_names() else None
-    session = read_session(audited.path, format=fmt)
-    if not session.readable or len(session.compactions) != audited.compactions.started:
-        return None
-    return session
+    c = d.compaction
+    data = diff_to_dict(d)
+    history, omitted = _history(d.replaced, {r.seq for r in d.constraints})
+    data["summary"] = None if c.opaque else c.summary
+    data["history"] = history
+    data["history_omitted"] = omitted
+    fates = [r.survival.value for r in d.constraints]
+    return _Detail(
+        c,
+        data,
+        fates.count("kept"),
+        fates.count("reworded"),
+        fates.count("lost"),
+        len(d.invented),
+    )
 
 
 def _counts_items(c: CompactionCounts, kept: int, total: int) -> str:
@@ -306,11 +272,7 @@ def _compaction(sid: str, detail: _Detail) -> str:
         f"<span class='ck-lost-n'>{detail.lost} lost</span> \u00b7 "
         f"<span class='ck-invented-n'>{detail.invented} invented</span>"
     )
-    script = (
-        f'<script type="application/json" id="{data_id}">{embedded_json(detail.data)}</script>'
-        if detail.data is not None
-        else ""
-    )
+    script = f'<script type="application/json" id="{data_id}">{embedded_json(detail.data)}</script>'
     return (
         f'<details class="ck-compaction" id="{sid}-c{c.index}" data-index="{c.index}" '
         f'data-status="{_e(c.status.value)}" data-detail="{data_id}"><summary>{head}</summary>'
@@ -320,7 +282,7 @@ def _compaction(sid: str, detail: _Detail) -> str:
 
 def _session(rank: int, audited: SessionAudit) -> str:
     sid = f"s{rank}"
-    session = _reread(audited)
+    detail = audited.detail
     parts = [
         f'<section class="ck-session" id="{sid}" data-rank="{rank}" '
         f'data-path="{_e(audited.path)}">',
@@ -331,17 +293,24 @@ def _session(rank: int, audited: SessionAudit) -> str:
         f"{audited.count(Severity.INFO)} info</p>",
         _counts_items(audited.compactions, audited.constraints_kept, audited.constraints_total),
     ]
-    if session is None:
+    if detail is None:
         parts.append(
-            "<p class='ck-note'>the log could not be read again as the audit read it: "
-            "no chart and no compaction detail</p>"
+            "<p class='ck-note'>the audit holds no compaction detail (audit with "
+            "detail=True): no chart and no compaction detail</p>"
         )
     else:
-        parts.append(_chart(session))
+        parts.append(_chart(detail))
     parts.append(_findings(audited.findings))
-    if session is not None:
-        for detail in _details(session, audited.findings):
-            parts.append(_compaction(sid, detail))
+    if audited.hooks:
+        from ctxkeep.report.text import hook_line
+
+        lis = "".join(
+            f"<li class='ck-hook' data-compaction='{h.compaction}'>{_e(hook_line(h))}</li>"
+            for h in audited.hooks
+        )
+        parts.append(f"<p>ctxkeep hooks (restore ledger):</p><ul class='ck-hooks'>{lis}</ul>")
+    if detail is not None:
+        parts.extend(_compaction(sid, _detail(d)) for d in detail.compactions)
     parts.append("</section>")
     return "\n".join(parts)
 
@@ -370,9 +339,7 @@ def _ranking(sessions: Sequence[SessionAudit]) -> str:
 
 def render(result: AuditResult) -> str:
     """The whole page for ``result``."""
-    from ctxkeep.engine import SessionAudit
-
-    sessions = sorted(result.sessions, key=SessionAudit.damage_key)
+    sessions = sorted(result.sessions, key=lambda s: s.damage_key())
     totals = result.compactions
     kept = sum(s.constraints_kept for s in sessions)
     total = sum(s.constraints_total for s in sessions)

@@ -1,4 +1,4 @@
-"""``--format json``: the contract of DESIGN.md, keys sorted, one object."""
+"""``--format json``: the contract of docs/design.md ("The JSON report"), keys sorted."""
 
 from __future__ import annotations
 

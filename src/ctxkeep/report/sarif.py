@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ctxkeep._version import __version__
-from ctxkeep.findings import FINGERPRINT_SCHEME, Finding, Severity
+from ctxkeep.base.findings import FINGERPRINT_SCHEME, Finding, Severity
 from ctxkeep.report.data import items_detail
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ def _uri(path: str) -> str:
 
 
 def _rule(rule: Rule) -> dict[str, Any]:
-    doc = " ".join((rule.__doc__ or "").split())
+    doc = " ".join(rule.documentation().split())
     return {
         "id": rule.id,
         "name": rule.name,

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ctxkeep.findings import Confidence, Finding, Severity
+from ctxkeep.base.findings import Confidence, Finding, Severity
 from ctxkeep.log.model import located
 
 if TYPE_CHECKING:  # the engine (and the extractors under it) load only when auditing
-    from ctxkeep.engine import AuditResult, CompactionCounts, PeakContext, SessionAudit
+    from ctxkeep.engine import (
+        AuditResult,
+        CompactionCounts,
+        HookActivity,
+        PeakContext,
+        SessionAudit,
+    )
 
-__all__ = ["render"]
+__all__ = ["hook_line", "render"]
 
 _MAX_ITEMS = 20
 
@@ -57,10 +63,32 @@ def _finding(f: Finding) -> list[str]:
             for d in f.items_detail[:_MAX_ITEMS]
         )
     else:
-        out.extend(f"        - {item}" for item in f.items[:_MAX_ITEMS])
+        restored = set(f.restored)
+        out.extend(
+            f"        - {item}" + ("  (restored by ctxkeep)" if item in restored else "")
+            for item in f.items[:_MAX_ITEMS]
+        )
     if len(f.items) > _MAX_ITEMS:
         out.append(f"        ... and {len(f.items) - _MAX_ITEMS} more")
     return out
+
+
+def hook_line(h: HookActivity) -> str:
+    """What ctxkeep's hooks did around one compaction, in a line."""
+    parts = []
+    if h.asked:
+        parts.append(f"asked to keep {len(h.asked)} instruction{'s' if len(h.asked) != 1 else ''}")
+        if h.asked_kept is not None:
+            parts[-1] += f", the summary kept {len(h.asked_kept)}"
+    if h.restored:
+        parts.append(f"restored {len(h.restored)} after it")
+    elif h.restore is not None:
+        parts.append(f"after it: {h.restore}")
+    if h.cautioned:
+        parts.append(
+            f"cautioned about {len(h.cautioned)} item{'s' if len(h.cautioned) != 1 else ''}"
+        )
+    return f"compaction {h.compaction}: " + "; ".join(parts)
 
 
 def _session(s: SessionAudit) -> list[str]:
@@ -71,6 +99,9 @@ def _session(s: SessionAudit) -> list[str]:
         f"  constraints: {s.constraints_kept} of {s.constraints_total} kept",
         f"  peak context: {_peak(s.peak)}",
     ]
+    if s.hooks:
+        out.append("  ctxkeep hooks (restore ledger):")
+        out.extend(f"    {hook_line(h)}" for h in s.hooks)
     if s.baselined:
         out.append(f"  {s.baselined} finding(s) in the baseline, not shown")
     for f in s.findings:

@@ -1,13 +1,16 @@
 """The audit rules, one module each, listed here in order (nothing is discovered).
 
 Each rule is a :class:`~ctxkeep.rules.base.Rule` with an id, a kebab-case name, a level,
-a one-line summary and a docstring that is its documentation page (docs/rules.md is
-generated from them: ``python -m ctxkeep.rules.docs``).
+a one-line summary, its thresholds as class attributes and a docstring that is its
+documentation page (docs/rules.md is generated from them: ``python -m ctxkeep.rules.docs``).
+A rule declares its unit (a :class:`~ctxkeep.rules.base.SessionRule` or a
+:class:`~ctxkeep.rules.base.CompactionRule`); the engine walks a session and calls each
+rule on its unit.
 """
 
 from __future__ import annotations
 
-from ctxkeep.rules.base import Rule
+from ctxkeep.rules.base import CompactionRule, Rule, SessionRule
 from ctxkeep.rules.compaction_failed import CompactionFailed
 from ctxkeep.rules.compaction_noop import CompactionNoop
 from ctxkeep.rules.constraint_lost import ConstraintLost
@@ -21,7 +24,15 @@ from ctxkeep.rules.prune_unaccounted import PruneUnaccounted
 from ctxkeep.rules.summary_hallucination import SummaryHallucination
 from ctxkeep.rules.token_accounting import TokenAccounting
 
-__all__ = ["RULES", "Rule", "RuleContext", "UnknownRuleError", "select_rules"]
+__all__ = [
+    "RULES",
+    "CompactionRule",
+    "Rule",
+    "RuleContext",
+    "SessionRule",
+    "UnknownRuleError",
+    "select_rules",
+]
 
 RULES: tuple[Rule, ...] = (
     LogInvariantBroken(),

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ctxkeep.findings import Finding, Severity
-from ctxkeep.log.model import CompactionStatus
-from ctxkeep.rules.base import Rule
-from ctxkeep.rules.context import RuleContext
+from ctxkeep.base.findings import Finding, Severity
+from ctxkeep.log.model import CompactionStatus, Session
+from ctxkeep.rules.base import SessionRule
 
 __all__ = ["NEVER_ENDED", "CompactionFailed"]
 
@@ -15,7 +14,7 @@ NEVER_ENDED = "started and never ended"
 """The item standing for compactions whose end is not in the log."""
 
 
-class CompactionFailed(Rule):
+class CompactionFailed(SessionRule):
     """Compactions started but failed: counted as started, summarised and failed.
 
     A compaction that fails (a provider error, an overloaded API) leaves the context as
@@ -33,8 +32,8 @@ class CompactionFailed(Rule):
     level = Severity.WARN
     summary = "compactions started but failed; counted as started / summarised / failed"
 
-    def check(self, ctx: RuleContext) -> Iterator[Finding]:
-        compactions = ctx.session.compactions
+    def check_session(self, session: Session) -> Iterator[Finding]:
+        compactions = session.compactions
         failed = [
             c
             for c in compactions
@@ -48,7 +47,7 @@ class CompactionFailed(Rule):
             for c in failed
         )
         yield self.finding(
-            ctx,
+            session,
             f"{len(compactions)} compaction{'s' if len(compactions) != 1 else ''} started: "
             f"{summarised} summarised, {len(failed)} failed",
             seqs=[c.start_seq for c in failed],

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ctxkeep.findings import Finding, Severity
+from ctxkeep.base.findings import Finding, Severity
 from ctxkeep.log.model import CompactionStatus
-from ctxkeep.rules.base import Rule
-from ctxkeep.rules.context import RuleContext
+from ctxkeep.rules.base import CompactionRule
+from ctxkeep.rules.context import CompactionView
 
 __all__ = ["CompactionNoop"]
 
 
-class CompactionNoop(Rule):
+class CompactionNoop(CompactionRule):
     """A compaction was reported as done, yet the context did not shrink.
 
     Success of a compaction is a measured difference, never a declared one. Reported when
@@ -30,20 +30,21 @@ class CompactionNoop(Rule):
     level = Severity.ERROR
     summary = "a compaction reported as done did not shrink the context"
 
-    def check(self, ctx: RuleContext) -> Iterator[Finding]:
-        for c in ctx.session.compactions:
-            reason: str | None = None
-            if c.status is CompactionStatus.NOOP:
-                reason = "the harness reported that it compacted nothing"
-            elif c.status is CompactionStatus.SUMMARISED:
-                before, after = c.tokens_before, c.tokens_after
-                if before is not None and after is not None and after >= before:
-                    reason = f"tokens went from {before:,} to {after:,}"
-            if reason is not None:
-                yield self.finding(
-                    ctx,
-                    f"compaction {c.index} did not shrink the context: {reason}",
-                    compaction=c.index,
-                    seqs=[c.start_seq],
-                    lines=[c.line],
-                )
+    def check_compaction(self, view: CompactionView) -> Iterator[Finding]:
+        c = view.compaction
+        if c.status is CompactionStatus.NOOP:
+            reason = "the harness reported that it compacted nothing"
+        elif c.status is CompactionStatus.SUMMARISED:
+            before, after = c.tokens_before, c.tokens_after
+            if before is None or after is None or after < before:
+                return
+            reason = f"tokens went from {before:,} to {after:,}"
+        else:
+            return
+        yield self.finding(
+            view.session,
+            f"compaction {c.index} did not shrink the context: {reason}",
+            compaction=c.index,
+            seqs=[c.start_seq],
+            lines=[c.line],
+        )

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ctxkeep.findings import Finding, Severity
-from ctxkeep.rules.base import Rule
-from ctxkeep.rules.context import RuleContext
+from ctxkeep.base.findings import Finding, Severity
+from ctxkeep.rules.base import CompactionRule
+from ctxkeep.rules.context import CompactionView
 
 __all__ = ["ConstraintLost"]
 
 
-class ConstraintLost(Rule):
+class ConstraintLost(CompactionRule):
     """A standing instruction of the user is no longer carried by the summary.
 
     Real users rarely write "must" or "never". A standing instruction is found in the
@@ -35,12 +35,19 @@ class ConstraintLost(Rule):
     instruction kept by the first summary and dropped by the second is lost at the
     second. The finding says how many of the judged instructions were inherited.
 
+    With ctxkeep's hooks installed, what they put in context is read from the restore
+    ledger (docs/hooks.md): an instruction ctxkeep restored after compaction N, or asked
+    the summariser of compaction N+1 to keep, is in force at compaction N+1 and judged
+    there like any other (lost again if that summary drops it); the finding marks such
+    items "restored by ctxkeep".
+
     An instruction survives when the summary keeps it verbatim or reworded: one of its
     sentences names the instruction's key entities (paths, names, numbers, quoted words)
     and content words (stemmed; Chinese segmented), with the same polarity (a kept "do
     not" must stay a negation). ``ctxkeep diff`` shows which were reworded, and how.
 
-    Level: error when fewer than half of the judged instructions survive, else warn.
+    Level: error when fewer than {error_below:.0%} of the judged instructions survive, else
+    warn.
     After compaction the agent keeps working confidently without the instruction.
 
     Example: the user said "Only cache per user id, not per session"; the first summary
@@ -51,28 +58,35 @@ class ConstraintLost(Rule):
     id = "CK003"
     name = "constraint-lost"
     level = Severity.ERROR
-    level_note = "error if fewer than half survive, else warn"
+    level_note = "error if fewer than {error_below:.0%} survive, else warn"
     summary = "a user's standing instruction is no longer carried by the summary"
 
-    def check(self, ctx: RuleContext) -> Iterator[Finding]:
-        for view in ctx.views():
-            judged = view.constraints
-            lost = [j for j in judged if not j.kept]
-            if not lost:
-                continue
-            total = len(judged)
-            kept = total - len(lost)
-            inherited = sum(1 for j in judged if j.inherited)
-            level = Severity.ERROR if kept * 2 < total else Severity.WARN
-            index = view.compaction.index
-            note = f"; {inherited} inherited from earlier summaries" if inherited else ""
-            yield self.finding(
-                ctx,
-                f"{len(lost)} of {total} standing instructions did not survive compaction "
-                f"{index} ({100 * kept // total}% kept{note})",
-                level=level,
-                compaction=index,
-                events=[j.event for j in lost if j.event is not None],
-                lines=[j.source.line for j in lost if j.event is None],
-                items=dict.fromkeys(j.constraint.text for j in lost),
-            )
+    error_below = 0.5
+    """The share of a compaction's judged instructions below which its finding is an
+    error rather than a warning."""
+
+    def check_compaction(self, view: CompactionView) -> Iterator[Finding]:
+        judged = view.constraints
+        lost = [j for j in judged if not j.kept]
+        if not lost:
+            return
+        total = len(judged)
+        kept = total - len(lost)
+        inherited = sum(1 for j in judged if j.inherited)
+        level = Severity.ERROR if kept < self.error_below * total else Severity.WARN
+        index = view.compaction.index
+        note = f"; {inherited} inherited from earlier summaries" if inherited else ""
+        restored = list(dict.fromkeys(j.constraint.text for j in lost if j.by_ctxkeep))
+        if restored:
+            note += f"; {len(restored)} of the lost restored by ctxkeep"
+        yield self.finding(
+            view.session,
+            f"{len(lost)} of {total} standing instructions did not survive compaction "
+            f"{index} ({100 * kept // total}% kept{note})",
+            level=level,
+            compaction=index,
+            events=[j.event for j in lost if j.event is not None],
+            lines=[j.source.line for j in lost if j.event is None],
+            items=dict.fromkeys(j.constraint.text for j in lost),
+            restored=restored,
+        )

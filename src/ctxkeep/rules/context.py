@@ -7,7 +7,6 @@ sources, extracting and judging constraints — is done once here, lazily, and c
 
 from __future__ import annotations
 
-import unicodedata
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -24,12 +23,15 @@ from ctxkeep.extract import (
     judge_survival,
     rejection_feedback,
 )
+from ctxkeep.extract._words import about
 from ctxkeep.extract.choices import chosen_labels, option_title
-from ctxkeep.extract.constraints import extract_instructions
+from ctxkeep.extract.constraints import extract_instructions, is_negative
 from ctxkeep.extract.filters import is_omission_request
-from ctxkeep.extract.survival import text_carried
+from ctxkeep.extract.survival import normal_form, text_carried
 from ctxkeep.extract.user_text import quoted_user_messages
-from ctxkeep.log.model import Compaction, CompactionStatus, Event, EventKind, Session
+from ctxkeep.log.ledger import LedgerItem, SessionLedger
+from ctxkeep.log.model import Compaction, CompactionStatus, Event, EventKind, HookRun, Session
+from ctxkeep.rules.hook_runs import could_reach_the_model
 
 __all__ = [
     "CompactionView",
@@ -37,6 +39,7 @@ __all__ = [
     "RuleContext",
     "UserText",
     "is_user_instruction",
+    "ledger_constraint",
 ]
 
 
@@ -48,7 +51,8 @@ def is_user_instruction(event: Event) -> bool:
 
     Injected context (system reminders, runtime snapshots, AGENTS.md / CLAUDE.md, meta
     records, earlier summaries) is re-injected every turn; counting it made 219 of 488
-    "losses" noise on a real log (DESIGN.md), so it is never a standing instruction.
+    "losses" noise on a real log (docs/design.md, "The rules"), so it is never a standing
+    instruction.
     """
     return (
         event.kind is EventKind.MESSAGE
@@ -56,10 +60,6 @@ def is_user_instruction(event: Event) -> bool:
         and event.injected is None
         and bool(event.text.strip())
     )
-
-
-def _normal_form(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
 class Origin(StrEnum):
@@ -74,6 +74,10 @@ class Origin(StrEnum):
     QUOTED = "quoted"
     """A message the previous summary quotes that the log does not hold (typed before
     the log's first line): it was carried by that summary."""
+    RESTORED = "restored"
+    """An instruction ctxkeep's hooks put back in context (the restore ledger) that no
+    summary or message in context held: its message was replaced by an earlier
+    compaction."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +104,10 @@ class JudgedConstraint:
     replaced; else the index of the compaction whose replaced text held it (0: a summary
     older than the log quoted it), which every summary since carried (kept or reworded).
     ``carrier`` is the summary sentence that carries it reworded (None when kept
-    verbatim or lost).
+    verbatim or lost). ``restored_after``: the compaction after which ctxkeep's
+    ``session-start`` hook restored it (restore ledger; kept while summaries carry it);
+    ``asked``: ctxkeep's ``pre-compact`` hook asked this compaction's summariser to keep
+    it.
     """
 
     constraint: Constraint
@@ -109,6 +116,8 @@ class JudgedConstraint:
     inherited_from: int | None = None
     carrier: str | None = None
     referent: str | None = None
+    restored_after: int | None = None
+    asked: bool = False
 
     @property
     def event(self) -> Event | None:
@@ -127,6 +136,11 @@ class JudgedConstraint:
     @property
     def inherited(self) -> bool:
         return self.inherited_from is not None
+
+    @property
+    def by_ctxkeep(self) -> bool:
+        """ctxkeep's hooks restored it, or asked this summariser to keep it."""
+        return self.restored_after is not None or self.asked
 
 
 def user_texts(events: tuple[Event, ...], skip: frozenset[str] = frozenset()) -> Iterator[UserText]:
@@ -153,12 +167,14 @@ class CompactionView:
         visible: tuple[Event, ...],
         previous: Compaction | None = None,
         judged: Callable[[int], tuple[JudgedConstraint, ...]] | None = None,
+        ledger: SessionLedger | None = None,
     ) -> None:
         self.session = session
         self.compaction = compaction
         self._visible = visible
         self._previous = previous
         self._judged = judged
+        self.ledger = ledger
 
     @cached_property
     def shadowed(self) -> tuple[Event, ...]:
@@ -194,6 +210,23 @@ class CompactionView:
         """False when nothing the summary could have been written from is in the log."""
         return bool(self.shadowed) or bool(self.compaction.previous_summary)
 
+    @cached_property
+    def previous_summarised(self) -> Compaction | None:
+        """The last compaction before this one that replaced the context (summarised):
+        found for every compaction in one pass (:meth:`RuleContext._previous`)."""
+        return self._previous
+
+    @property
+    def ledger_texts(self) -> list[str]:
+        """What ctxkeep's hooks put in context before this summary was written (restore
+        ledger): what ``session-start`` printed after the previous compaction, and the
+        ``pre-compact`` directive given to this summariser. Empty without a ledger."""
+        if self.ledger is None:
+            return []
+        previous = self.previous_summarised
+        after = self.ledger.texts_after(previous.index) if previous is not None else []
+        return after + self.ledger.texts_before(self.compaction.index)
+
     def _source_tier(self, *, results: bool) -> Iterator[str]:
         """The conversation's texts (``results=False``) or the tool results' (``True``)."""
         if not results:
@@ -201,6 +234,7 @@ class CompactionView:
                 yield self.compaction.previous_summary
             if self.compaction.instructions:
                 yield self.compaction.instructions
+            yield from self.ledger_texts
         for events in (self.shadowed, self.visible, self.preserved, self.cleared):
             for event in events:
                 if (event.kind is EventKind.TOOL_RESULT) is not results:
@@ -221,7 +255,8 @@ class CompactionView:
         through tool output), injected context included (it was on screen), the events
         still in context that it did not replace (:attr:`visible`), the previous summary
         (a summary is written on a screen that already holds the one before), the events
-        kept beside the summary, and a manual compaction's instructions. Text that an
+        kept beside the summary, a manual compaction's instructions, and what ctxkeep's
+        hooks put in context (:attr:`ledger_texts`, with a ledger). Text that an
         earlier compaction replaced is not a source: only the previous summary carries it.
 
         The order only decides how soon a lookup ends (a match never spans two texts):
@@ -252,7 +287,32 @@ class CompactionView:
     def previous_opaque(self) -> bool:
         """The compaction before this one produced a summary nobody can read (Codex's
         encrypted compaction): what it carried into this summary's sources is hidden."""
-        return self._previous is not None and self._previous.opaque
+        previous = self.previous_summarised
+        return previous is not None and previous.opaque
+
+    @property
+    def _ledger_holds_session(self) -> bool:
+        """The ledger read holds records of this session: it is the one ctxkeep's hooks
+        wrote to for it (they leave a record at every compaction they run after)."""
+        return self.ledger is not None and bool(self.ledger.records)
+
+    @cached_property
+    def unrecorded_hooks(self) -> tuple[HookRun, ...]:
+        """The hooks that ran in this compaction's window (after the previous summarised
+        compaction began, before this one) whose output could have reached the model and
+        which neither the log nor the restore ledger holds
+        (:func:`~ctxkeep.rules.hook_runs.could_reach_the_model`). A hook run before the
+        previous compaction is not one: what the previous summary kept of it is a
+        source, the rest was gone before this summary was written."""
+        previous = self.previous_summarised
+        first = previous.start_seq if previous is not None else 0
+        start = self.compaction.start_seq
+        return tuple(
+            run
+            for run in self.session.hook_runs
+            if first <= run.seq < start
+            and could_reach_the_model(run, self.session, ledger_read=self._ledger_holds_session)
+        )
 
     @cached_property
     def unanswered_calls(self) -> tuple[Event, ...]:
@@ -298,6 +358,12 @@ class CompactionView:
             yield UserText(self.compaction.instructions, Origin.COMPACT, line=self.compaction.line)
         yield from user_texts(self.shadowed, compact_arguments)
 
+    def judged_as(self, text: str) -> JudgedConstraint | None:
+        """The instruction judged at this compaction whose text is ``text`` (compared
+        case- and space-insensitively), or None."""
+        key = normal_form(text)
+        return next((j for j in self.constraints if normal_form(j.constraint.text) == key), None)
+
     @property
     def constraints(self) -> tuple[JudgedConstraint, ...]:
         """The standing instructions judged at this compaction, each once: those of the
@@ -328,7 +394,7 @@ def _own_constraints(
         for constraint in extract(text.text):
             if text.origin is Origin.COMPACT and is_omission_request(constraint.text):
                 continue  # "drop the debugging details": followed by leaving it out
-            key = _normal_form(constraint.text)
+            key = normal_form(constraint.text)
             if key in seen:
                 continue
             seen.add(key)
@@ -344,6 +410,28 @@ def _chosen(answer: str, agent_texts: list[str]) -> str | None:
     return "; ".join(t for t in titles if t) or None
 
 
+def _carried(j: JudgedConstraint, index: int) -> JudgedConstraint:
+    """``j``, kept by compaction ``index``'s summary, as the next compaction inherits it:
+    from where its text was replaced; what ctxkeep asked of this summariser is done."""
+    if j.inherited and not j.asked:
+        return j
+    return replace(
+        j, inherited_from=index if j.inherited_from is None else j.inherited_from, asked=False
+    )
+
+
+def ledger_constraint(item: LedgerItem) -> Constraint:
+    """A ledger item as the instruction it is: the hooks record an extracted
+    instruction's own text, so extracting it again gives it back; else (say, a secret in
+    it was masked) the whole text stands, with its kind from the ledger."""
+    key = normal_form(item.text)
+    for constraint in extract_constraints(item.text):
+        if normal_form(constraint.text) == key:
+            return constraint
+    keys, words = about(item.text)
+    return Constraint(item.text, item.kind, 0, len(item.text), is_negative(item.text), keys, words)
+
+
 def _judge(found: _Found, summary: str, carrier: str | None, since: int | None) -> JudgedConstraint:
     constraint, text, referent = found
     verdict = judge_survival(constraint, summary, also=(referent,) if referent else ())
@@ -354,10 +442,16 @@ def _judge(found: _Found, summary: str, carrier: str | None, since: int | None) 
 
 
 class RuleContext:
-    """The session under audit, with a cached :class:`CompactionView` per compaction."""
+    """The session under audit, with a cached :class:`CompactionView` per compaction.
 
-    def __init__(self, session: Session) -> None:
+    ``ledger``: the session's records in ctxkeep's restore ledger, when the audit reads
+    one (docs/hooks.md): what ctxkeep's hooks put in context is then a source of the
+    next summary, and a restored instruction is judged there.
+    """
+
+    def __init__(self, session: Session, ledger: SessionLedger | None = None) -> None:
         self.session = session
+        self.ledger = ledger
         self._views: dict[int, CompactionView] = {}
 
     @cached_property
@@ -442,6 +536,7 @@ class RuleContext:
                 self._visible[compaction.index],
                 self._previous[compaction.index],
                 self.judged,
+                self.ledger,
             )
             self._views[compaction.index] = view
         return view
@@ -452,7 +547,7 @@ class RuleContext:
         lost: dict[str, bool] = {}
         for judged in self._timeline.values():
             for j in judged:
-                key = _normal_form(j.constraint.text)
+                key = normal_form(j.constraint.text)
                 lost[key] = lost.get(key, False) or not j.kept
         return len(lost), sum(1 for was_lost in lost.values() if not was_lost)
 
@@ -476,7 +571,7 @@ class RuleContext:
     @cached_property
     def _typed(self) -> tuple[str, ...]:
         """Every piece of user text the log holds, in normal form."""
-        return tuple(_normal_form(t.text) for t in user_texts(self.session.events))
+        return tuple(normal_form(t.text) for t in user_texts(self.session.events))
 
     def _quoted(
         self, compaction: Compaction, previous: Compaction | None
@@ -490,7 +585,7 @@ class RuleContext:
         line = previous.summary_line if previous is not None else 0
         found: list[JudgedConstraint] = []
         for _, quote in quoted_user_messages(text):
-            key = _normal_form(quote.strip(" .…"))
+            key = normal_form(quote.strip(" .…"))
             if not key or any(key in typed or typed in key for typed in self._typed if typed):
                 continue
             source = UserText(quote, Origin.QUOTED, line=line)
@@ -530,13 +625,13 @@ class RuleContext:
             view = self.view(compaction)
             own = _own_constraints(view, arguments, self._agent_text_before)
             summary = view.summary
-            own_keys = {_normal_form(c.text) for c, _, _ in own}
-            inherited = [j for j in carried if _normal_form(j.constraint.text) not in own_keys]
-            known = own_keys | {_normal_form(j.constraint.text) for j in inherited}
+            own_keys = {normal_form(c.text) for c, _, _ in own}
+            inherited = [j for j in carried if normal_form(j.constraint.text) not in own_keys]
+            known = own_keys | {normal_form(j.constraint.text) for j in inherited}
             inherited += [
                 j
                 for j in self._quoted(compaction, previous)
-                if _normal_form(j.constraint.text) not in known
+                if normal_form(j.constraint.text) not in known
             ]
             previous = compaction
             if summary is None:
@@ -555,16 +650,59 @@ class RuleContext:
                     continue
                 found = (j.constraint, j.source, j.referent)
                 judged.append(_judge(found, summary, j.carrier, j.inherited_from))
+            judged = self._with_ledger(view, judged, summary, still)
             # in the order they were given: the oldest inherited first, then this one's own
             order = {id(j): n for n, j in enumerate(judged)}
             judged.sort(key=lambda j: (j.inherited_from or compaction.index, order[id(j)]))
             timeline[compaction.index] = tuple(judged)
             carried = still + [
-                j if j.inherited else replace(j, inherited_from=compaction.index)
+                _carried(j, compaction.index)
                 for j in judged
                 if j.kept and j.source.origin is not Origin.COMPACT
             ]
         return timeline
+
+    def _with_ledger(
+        self,
+        view: CompactionView,
+        judged: list[JudgedConstraint],
+        summary: str,
+        in_context: list[JudgedConstraint],
+    ) -> list[JudgedConstraint]:
+        """``judged`` with what ctxkeep's hooks put in context before ``view``'s summary
+        (restore ledger): an instruction already judged is marked restored (or asked
+        for); one that is not is judged too, in force though no message in context holds
+        it (its message was replaced earlier), unless its message is still in context
+        (``in_context``: not the summary's to keep). Unchanged without a ledger."""
+        if self.ledger is None:
+            return judged
+        previous = view.previous_summarised
+        marks: dict[str, tuple[LedgerItem, int | None, bool]] = {}
+        if previous is not None:
+            for item in self.ledger.restored_after(previous.index):
+                marks.setdefault(normal_form(item.text), (item, previous.index, False))
+        for item in self.ledger.asked_before(view.compaction.index):
+            key = normal_form(item.text)
+            old = marks.get(key)
+            marks[key] = (item, old[1] if old else None, True)
+        for j in in_context:
+            marks.pop(normal_form(j.constraint.text), None)
+        if not marks:
+            return judged
+        out: list[JudgedConstraint] = []
+        for j in judged:
+            mark = marks.pop(normal_form(j.constraint.text), None)
+            if mark is None:
+                out.append(j)
+                continue
+            restored_after = j.restored_after if mark[1] is None else mark[1]
+            out.append(replace(j, restored_after=restored_after, asked=mark[2]))
+        for item, restored_after, asked in marks.values():
+            source = UserText(item.text, Origin.RESTORED, line=item.line)
+            found = (ledger_constraint(item), source, None)
+            j = _judge(found, summary, None, restored_after)
+            out.append(replace(j, restored_after=restored_after, asked=asked))
+        return out
 
     def views(self) -> Iterator[CompactionView]:
         """Views of every compaction, in order."""

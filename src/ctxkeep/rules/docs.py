@@ -1,22 +1,54 @@
 """Generate docs/rules.md from the rules themselves: ``python -m ctxkeep.rules.docs``.
 
-The docstring of each rule is its documentation page; this module only lays them out.
+The docstring of each rule is its documentation page, with its thresholds (numeric class
+attributes) filled in, and listed after it with the docstring written under each; this
+module only lays them out.
 ``--check`` exits 1 when docs/rules.md is not what the rules say (the test suite runs the
 same comparison).
 """
 
 from __future__ import annotations
 
+import ast
 import inspect
+import itertools
 import sys
+import textwrap
 from pathlib import Path
 
-from ctxkeep.rules import RULES
+from ctxkeep.rules import RULES, Rule
 
-__all__ = ["DOCS_PATH", "render_rules_doc"]
+__all__ = ["DOCS_PATH", "render_rules_doc", "threshold_meanings"]
 
 DOCS_PATH = Path(__file__).resolve().parents[3] / "docs" / "rules.md"
 """Where the generated page lives in a source checkout."""
+
+
+def threshold_meanings(rule: type[Rule]) -> dict[str, str]:
+    """The docstring under each threshold of ``rule``, read from its class's source (as
+    documentation tools read attribute docstrings); a threshold without one is an error."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(rule)))
+    body = tree.body[0].body if isinstance(tree.body[0], ast.ClassDef) else []
+    meanings: dict[str, str] = {}
+    for statement, after in itertools.pairwise(body):
+        target = statement.targets[0] if isinstance(statement, ast.Assign) else None
+        if isinstance(statement, ast.AnnAssign):
+            target = statement.target
+        doc = (
+            after.value.value
+            if isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
+            else None
+        )
+        if isinstance(target, ast.Name) and isinstance(doc, str):
+            meanings[target.id] = " ".join(doc.split())
+    missing = sorted(set(rule.thresholds()) - set(meanings))
+    if missing:
+        raise ValueError(f"{rule.id}: threshold(s) without a docstring: {', '.join(missing)}")
+    return {name: meanings[name] for name in rule.thresholds()}
+
+
+def _figure(value: float) -> str:
+    return f"{value:,}" if isinstance(value, int) else f"{value:g}"
 
 
 def render_rules_doc() -> str:
@@ -34,15 +66,21 @@ def render_rules_doc() -> str:
         "| --- | --- | --- | --- |",
     ]
     for rule in RULES:
-        level = rule.level_note or rule.level.value
+        level = rule.level_text()
         out.append(
             f"| [{rule.id}](#{rule.id.lower()}-{rule.name}) | {rule.name} | {level} "
             f"| {rule.summary} |"
         )
     for rule in RULES:
-        level = rule.level_note or rule.level.value
-        out += ["", f"## {rule.id} {rule.name}", "", f"Level: **{level}**.", ""]
-        out.append(inspect.cleandoc(rule.__doc__ or ""))
+        out += ["", f"## {rule.id} {rule.name}", "", f"Level: **{rule.level_text()}**.", ""]
+        out.append(rule.documentation())
+        meanings = threshold_meanings(type(rule))
+        if meanings:
+            out += ["", "Thresholds (class attributes of the rule):", ""]
+            out += [
+                f"- `{name}` = {_figure(rule.thresholds()[name])}: {meaning}"
+                for name, meaning in meanings.items()
+            ]
     return "\n".join(out) + "\n"
 
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ctxkeep.findings import Finding, Severity
-from ctxkeep.log.model import Event, EventKind
-from ctxkeep.rules.base import Rule
-from ctxkeep.rules.context import RuleContext
+from ctxkeep.base.findings import Finding, Severity
+from ctxkeep.log.model import Event, EventKind, Session
+from ctxkeep.rules.base import SessionRule
 
 __all__ = ["LogInvariantBroken"]
 
@@ -16,7 +15,7 @@ def _call_label(event: Event) -> str:
     return f"{event.tool_name or 'tool'} {event.call_id}"
 
 
-class LogInvariantBroken(Rule):
+class LogInvariantBroken(SessionRule):
     """The log itself is not whole, so every other conclusion about it is suspect.
 
     Catches a tool call with no result, a tool result with no call, a gap or a duplicate
@@ -33,23 +32,22 @@ class LogInvariantBroken(Rule):
     level = Severity.ERROR
     summary = "the log is truncated or inconsistent (orphan tool call/result, seq gap, bad line)"
 
-    def check(self, ctx: RuleContext) -> Iterator[Finding]:
-        session = ctx.session
+    def check_session(self, session: Session) -> Iterator[Finding]:
         if session.problems:
             n = len(session.problems)
             yield self.finding(
-                ctx,
+                session,
                 f"{n} line{'s' if n != 1 else ''} of the log could not be read",
                 lines=(p.line for p in session.problems),
                 items=dict.fromkeys(p.reason for p in session.problems),
             )
-        yield from self._orphans(ctx)
-        yield from self._sequence(ctx)
+        yield from self._orphans(session)
+        yield from self._sequence(session)
 
-    def _orphans(self, ctx: RuleContext) -> Iterator[Finding]:
+    def _orphans(self, session: Session) -> Iterator[Finding]:
         calls: list[Event] = []
         results: list[Event] = []
-        for e in ctx.session.events:  # one pass: a log has tens of thousands of events
+        for e in session.events:  # one pass: a log has tens of thousands of events
             if e.kind is EventKind.TOOL_CALL:
                 calls.append(e)
             elif e.kind is EventKind.TOOL_RESULT:
@@ -61,7 +59,7 @@ class LogInvariantBroken(Rule):
         if no_result:
             n = len(no_result)
             yield self.finding(
-                ctx,
+                session,
                 f"{n} tool call{'s have' if n != 1 else ' has'} no result",
                 events=no_result,
                 items=dict.fromkeys(_call_label(e) for e in no_result),
@@ -69,19 +67,19 @@ class LogInvariantBroken(Rule):
         if no_call:
             n = len(no_call)
             yield self.finding(
-                ctx,
+                session,
                 f"{n} tool result{'s have' if n != 1 else ' has'} no call",
                 events=no_call,
                 items=dict.fromkeys(f"result {e.call_id}" for e in no_call),
             )
 
-    def _sequence(self, ctx: RuleContext) -> Iterator[Finding]:
+    def _sequence(self, session: Session) -> Iterator[Finding]:
         gaps: list[Event] = []
         gap_items: list[str] = []
         duplicates: list[Event] = []
         dup_items: list[str] = []
         previous: Event | None = None
-        for event in ctx.session.events:
+        for event in session.events:
             if previous is not None:
                 if event.seq <= previous.seq:
                     duplicates.append(event)
@@ -95,7 +93,7 @@ class LogInvariantBroken(Rule):
         if gaps:
             n = len(gaps)
             yield self.finding(
-                ctx,
+                session,
                 f"{n} gap{'s' if n != 1 else ''} in the event sequence: events are missing",
                 events=gaps,
                 items=gap_items,
@@ -103,7 +101,7 @@ class LogInvariantBroken(Rule):
         if duplicates:
             n = len(duplicates)
             yield self.finding(
-                ctx,
+                session,
                 f"{n} event{'s repeat' if n != 1 else ' repeats'} or go{'es' if n == 1 else ''} "
                 "back in the sequence",
                 events=duplicates,

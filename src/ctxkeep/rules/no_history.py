@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ctxkeep.findings import Finding, Severity
-from ctxkeep.rules.base import Rule
-from ctxkeep.rules.context import RuleContext
+from ctxkeep.base.findings import Finding, Severity
+from ctxkeep.rules.base import CompactionRule
+from ctxkeep.rules.context import CompactionView
 
 __all__ = ["NoHistory"]
 
 
-class NoHistory(Rule):
+class NoHistory(CompactionRule):
     """A compaction has a summary but nothing it replaced is in the log.
 
     With no replaced events and no previous summary there is nothing to compare the
@@ -27,16 +27,14 @@ class NoHistory(Rule):
     level = Severity.INFO
     summary = "a compaction with nothing before it to compare"
 
-    def check(self, ctx: RuleContext) -> Iterator[Finding]:
-        for view in ctx.views():
-            if view.summary is None or view.has_history:
-                continue
-            c = view.compaction
-            yield self.finding(
-                ctx,
-                f"compaction {c.index} has a summary but none of the history it replaced "
-                "is in the log",
-                compaction=c.index,
-                seqs=[c.start_seq],
-                lines=[c.line],
-            )
+    def check_compaction(self, view: CompactionView) -> Iterator[Finding]:
+        if view.summary is None or view.has_history:
+            return
+        c = view.compaction
+        yield self.finding(
+            view.session,
+            f"compaction {c.index} has a summary but none of the history it replaced is in the log",
+            compaction=c.index,
+            seqs=[c.start_seq],
+            lines=[c.line],
+        )

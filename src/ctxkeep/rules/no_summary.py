@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ctxkeep.findings import Finding, Severity
+from ctxkeep.base.findings import Finding, Severity
 from ctxkeep.log.model import CompactionStatus
-from ctxkeep.rules.base import Rule
-from ctxkeep.rules.context import RuleContext
+from ctxkeep.rules.base import CompactionRule
+from ctxkeep.rules.context import CompactionView
 
 __all__ = ["NoSummary"]
 
 
-class NoSummary(Rule):
+class NoSummary(CompactionRule):
     """A compaction succeeded but left no summary that can be audited.
 
     Codex's server-side compaction keeps the summary encrypted (opaque); some harnesses
@@ -28,20 +28,20 @@ class NoSummary(Rule):
     level = Severity.INFO
     summary = "a compaction with no summary to audit (opaque or empty)"
 
-    def check(self, ctx: RuleContext) -> Iterator[Finding]:
-        for c in ctx.session.compactions:
-            if c.status is not CompactionStatus.SUMMARISED:
-                continue
-            if c.opaque:
-                why = "its summary is opaque (encrypted by the provider)"
-            elif not (c.summary or "").strip():
-                why = "its summary is empty"
-            else:
-                continue
-            yield self.finding(
-                ctx,
-                f"compaction {c.index} cannot be audited: {why}",
-                compaction=c.index,
-                seqs=[c.start_seq],
-                lines=[c.line],
-            )
+    def check_compaction(self, view: CompactionView) -> Iterator[Finding]:
+        c = view.compaction
+        if c.status is not CompactionStatus.SUMMARISED:
+            return
+        if c.opaque:
+            why = "its summary is opaque (encrypted by the provider)"
+        elif not (c.summary or "").strip():
+            why = "its summary is empty"
+        else:
+            return
+        yield self.finding(
+            view.session,
+            f"compaction {c.index} cannot be audited: {why}",
+            compaction=c.index,
+            seqs=[c.start_seq],
+            lines=[c.line],
+        )

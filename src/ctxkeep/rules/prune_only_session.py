@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ctxkeep.findings import Finding, Severity
-from ctxkeep.rules.base import Rule
-from ctxkeep.rules.context import RuleContext
+from ctxkeep.base.findings import Finding, Severity
+from ctxkeep.log.model import Session
+from ctxkeep.rules.base import SessionRule
 
 __all__ = ["PruneOnlySession"]
 
 
-class PruneOnlySession(Rule):
+class PruneOnlySession(SessionRule):
     """The session only micro-pruned tool output and never compacted with a summary.
 
     Pruning clears old tool results without writing anything in their place; there is
@@ -27,12 +27,11 @@ class PruneOnlySession(Rule):
     level = Severity.INFO
     summary = "only micro-pruning, no summary compaction"
 
-    def check(self, ctx: RuleContext) -> Iterator[Finding]:
-        session = ctx.session
+    def check_session(self, session: Session) -> Iterator[Finding]:
         if session.prunes and not session.compactions:
             n = len(session.prunes)
             yield self.finding(
-                ctx,
+                session,
                 f"the session pruned tool output {n} time{'s' if n != 1 else ''} and "
                 "never compacted with a summary",
                 seqs=[p.seq for p in session.prunes],

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ctxkeep.base.tokens import count_tokens, estimate_tokens, token_bounds
 from ctxkeep.log.model import Event
-from ctxkeep.tokens import count_tokens, estimate_tokens, token_bounds
 
 __all__ = ["estimated_size", "event_tokens", "size_bounds", "size_of"]
 
@@ -27,7 +27,7 @@ def estimated_size(events: Iterable[Event]) -> int:
 
 def size_bounds(events: Iterable[Event]) -> tuple[int, int]:
     """``(low, high)`` around :func:`size_of`, with no tokenizer: a rule whose threshold
-    the bounds already decide never loads o200k (see :func:`ctxkeep.tokens.token_bounds`)."""
+    the bounds already decide never loads o200k (see :func:`ctxkeep.base.tokens.token_bounds`)."""
     low = high = 0
     for e in events:
         if e.tokens is not None:

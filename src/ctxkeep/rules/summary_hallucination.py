@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
+from ctxkeep.base.findings import Confidence, Finding, ItemDetail, Severity
 from ctxkeep.extract import Identifier, SourceIndex, canonical, extract_identifiers
 from ctxkeep.extract._text import words_of
 from ctxkeep.extract.claims import (
@@ -17,17 +18,18 @@ from ctxkeep.extract.claims import (
     extract_claims,
     ground_claim,
 )
-from ctxkeep.findings import Confidence, Finding, ItemDetail, Severity
 from ctxkeep.log.model import EventKind
-from ctxkeep.rules.base import Rule
-from ctxkeep.rules.context import CompactionView, RuleContext
+from ctxkeep.rules.base import CompactionRule
+from ctxkeep.rules.context import CompactionView
 
 __all__ = [
     "SummaryHallucination",
     "UnsupportedItem",
     "count_of_edits_contradicted",
     "edits_per_file",
+    "invented_in",
     "invented_items",
+    "is_compactor_accounting",
     "is_file_of_a_named_module",
     "is_harness_instruction_file",
     "is_harness_tool",
@@ -158,6 +160,26 @@ def is_harness_tool(name: str) -> bool:
     return name in _HARNESS_TOOLS
 
 
+# The accounting line that opens every summary ctxkeep's compactor writes
+# (compactor/summary.py): "[ctxkeep] 32 earlier messages (1654 bytes) were compacted
+# away; ..." or, when room is short, "[ctxkeep] 62 messages compacted; ...".
+_COMPACTOR_HEADER = re.compile(r"^\[ctxkeep\] \d+ (?:earlier )?messages? ", re.MULTILINE)
+
+
+def is_compactor_accounting(claim: Claim, summary: str) -> bool:
+    """The count in ctxkeep's own compactor's header line, which its code computed from
+    what it dropped: no source states it, and no model could have invented it.
+
+    Real case: ``ctxkeep bench quality`` reported one invented item in every compaction
+    ctxkeep wrote: "32 earlier messages", the header's own count.
+    """
+    if claim.kind != "count":
+        return False
+    line_start = summary.rfind("\n", 0, claim.start) + 1
+    header = _COMPACTOR_HEADER.match(summary, line_start)
+    return header is not None and claim.end <= header.end() + 1
+
+
 def _is_harness_text(identifier: Identifier, summary: str) -> bool:
     return (
         is_transcript_pointer(identifier, summary)
@@ -180,7 +202,7 @@ class UnsupportedItem:
     doubts: tuple[str, ...] = ()
 
     def detail(self) -> ItemDetail:
-        return ItemDetail(self.text, self.kind, self.confidence, self.why)
+        return ItemDetail(self.text, self.kind, self.confidence, self.why, (self.start, self.end))
 
 
 _ABSENT = "in no source, in any spelling"
@@ -201,8 +223,11 @@ def _hidden_reasons(view: CompactionView) -> list[str]:
         reasons.append(_MID_SESSION)
     if view.previous_opaque:
         reasons.append("the previous summary is encrypted: what it carried cannot be read")
-    if view.session.hooks_unrecorded:
-        reasons.append("hooks ran whose output is not in the log")
+    hooks = view.unrecorded_hooks
+    if hooks:
+        names = ", ".join(sorted({h.name or h.event or "hook" for h in hooks}))
+        ran = f"a {names} hook ran" if len(hooks) == 1 else f"{len(hooks)} hooks ({names}) ran"
+        reasons.append(f"{ran} before it whose output is not in the log")
     calls = view.unanswered_calls
     if calls:
         names = ", ".join(sorted({c.tool_name or "tool" for c in calls}))
@@ -320,13 +345,16 @@ def count_of_edits_contradicted(
 
 
 def _unsupported_claims(
-    summary: str, sources: SourceIndex, hidden: list[str], view: CompactionView
+    summary: str,
+    sources: SourceIndex,
+    hidden: list[str],
+    edits_done: Callable[[], dict[str, int]],
+    has_previous: bool,
 ) -> Iterator[UnsupportedItem]:
-    claims = extract_claims(summary)
+    claims = [c for c in extract_claims(summary) if not is_compactor_accounting(c, summary)]
     # the edits are only counted when a count of changes asks for them
     wanted = any(c.kind == "count" and c.noun in _EDIT_NOUNS for c in claims)
-    edits = edits_per_file(view) if wanted else {}
-    has_previous = bool(view.compaction.previous_summary)
+    edits = edits_done() if wanted else {}
     judged = [
         (
             claim,
@@ -365,13 +393,33 @@ def invented_items(view: CompactionView) -> list[UnsupportedItem]:
     summary = view.summary
     if summary is None:
         return []
-    sources = view.source_index()
-    hidden = _hidden_reasons(view)
+    return invented_in(
+        summary,
+        view.source_index(),
+        _hidden_reasons(view),
+        edits_done=lambda: edits_per_file(view),
+        has_previous=bool(view.compaction.previous_summary),
+    )
+
+
+def invented_in(
+    summary: str,
+    sources: SourceIndex,
+    hidden: Sequence[str] = (),
+    *,
+    edits_done: Callable[[], dict[str, int]] = dict,
+    has_previous: bool = False,
+) -> list[UnsupportedItem]:
+    """:func:`invented_items` for a summary and its sources given as text: ``hidden`` are
+    what the sources cannot show (each lowers every unfound item's confidence),
+    ``edits_done`` the successful edits per file name (no log: none). The compactor's
+    repair judges a model's summary with it (:mod:`ctxkeep.compactor.repair`)."""
+    doubts = list(hidden)
     found: dict[str, UnsupportedItem] = {}
-    for item in _unsupported_identifiers(summary, sources, hidden):
+    for item in _unsupported_identifiers(summary, sources, doubts):
         found.setdefault(f"{item.kind} {canonical(item.text, item.kind)}", item)
     spans = [(i.start, i.end) for i in found.values()]
-    for item in _unsupported_claims(summary, sources, hidden, view):
+    for item in _unsupported_claims(summary, sources, doubts, edits_done, has_previous):
         inside = any(start <= item.start and item.end <= end for start, end in spans)
         if not inside:
             found.setdefault(f"{item.kind} {item.text.lower()}", item)
@@ -393,7 +441,7 @@ def _message(index: int, items: list[UnsupportedItem], high: bool) -> str:
     )
 
 
-class SummaryHallucination(Rule):
+class SummaryHallucination(CompactionRule):
     """The summary states an item or a claim that nothing it was written from bears out.
 
     An invented file path, version, port, environment variable, code symbol, URL, hash or
@@ -419,15 +467,20 @@ class SummaryHallucination(Rule):
     a summary template such as OpenHands' ``USER_CONTEXT:``
     (:func:`is_summary_section_heading`), an instruction file the harness loads unlogged
     such as ``CLAUDE.md`` (:func:`is_harness_instruction_file`), and a Python file whose
-    module the sources name (:func:`is_file_of_a_named_module`); the extractor's own
+    module the sources name (:func:`is_file_of_a_named_module`), the count in the header
+    line of a summary ctxkeep's compactor wrote (:func:`is_compactor_accounting`); the
+    extractor's own
     filters drop dates, numbered lists, a bare ``#N`` with no issue in sight and other
     false positives of the patterns.
 
     Every item carries a confidence and a reason (``items_detail`` in JSON). High: absent
     in every spelling and nothing hidden could explain it; these make an ``error``
-    finding. Low, reported in a second finding at ``warn``: the session ran hooks whose
-    output the harness did not record, a tool call before the compaction has no result,
-    the sources hold redacted text that may be the item, the figure is within 2 of one
+    finding. Low, reported in a second finding at ``warn``: a hook ran before the
+    compaction whose output could have reached the model and is not recorded (not
+    Claude Code's internal callbacks, not a ``Stop`` hook the user answered, not
+    ctxkeep's own hooks when the restore ledger is read), a tool call before the
+    compaction has no result,
+    the sources hold redacted text that may be the item, the figure is within {near_miss} of one
     the sources give, a count no source states (it may have been counted), a quote not
     verbatim, or a tool the harness offers unlogged. When the log begins mid-session, the
     first summary in it was written partly from history before line 1: its items are
@@ -447,28 +500,32 @@ class SummaryHallucination(Rule):
     )
     summary = "the summary names an item or states a claim that no source bears out"
 
-    def check(self, ctx: RuleContext) -> Iterator[Finding]:
-        for view in ctx.views():
-            summary = view.summary
-            if summary is None or not view.has_history:
-                continue  # CK009 / CK010 say why there is nothing to audit
-            items = invented_items(view)
-            high = [i for i in items if i.confidence is Confidence.HIGH]
-            low = [i for i in items if i.confidence is Confidence.LOW]
-            # Before line 1 of a log that begins mid-session lies what the first summary
-            # was written from: its items cannot be judged, only listed (info).
-            low_level = Severity.INFO if view.history_before_file else Severity.WARN
-            for group, is_high in ((high, True), (low, False)):
-                if not group:
-                    continue
-                yield self.finding(
-                    ctx,
-                    _message(view.compaction.index, group, is_high),
-                    level=Severity.ERROR if is_high else low_level,
-                    compaction=view.compaction.index,
-                    seqs=[view.compaction.end_seq or view.compaction.start_seq],
-                    lines=[view.compaction.summary_line],
-                    items=[i.text for i in group],
-                    confidence=Confidence.HIGH if is_high else Confidence.LOW,
-                    items_detail=[i.detail() for i in group],
-                )
+    near_miss = NEAR_MISS
+    """A figure this close to one the sources give is a near miss, of low confidence (the
+    claims' grounding, ``ctxkeep.extract.claims``, applies it)."""
+
+    def check_compaction(self, view: CompactionView) -> Iterator[Finding]:
+        summary = view.summary
+        if summary is None or not view.has_history:
+            return  # CK009 / CK010 say why there is nothing to audit
+        items = invented_items(view)
+        high = [i for i in items if i.confidence is Confidence.HIGH]
+        low = [i for i in items if i.confidence is Confidence.LOW]
+        # Before line 1 of a log that begins mid-session lies what the first summary
+        # was written from: its items cannot be judged, only listed (info).
+        low_level = Severity.INFO if view.history_before_file else Severity.WARN
+        c = view.compaction
+        for group, is_high in ((high, True), (low, False)):
+            if not group:
+                continue
+            yield self.finding(
+                view.session,
+                _message(c.index, group, is_high),
+                level=Severity.ERROR if is_high else low_level,
+                compaction=c.index,
+                seqs=[c.end_seq or c.start_seq],
+                lines=[c.summary_line],
+                items=[i.text for i in group],
+                confidence=Confidence.HIGH if is_high else Confidence.LOW,
+                items_detail=[i.detail() for i in group],
+            )

@@ -58,8 +58,9 @@ def safe_url(url: str) -> str:
     return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
-def bad_key_reason(key: str) -> str | None:
-    """Why ``key`` cannot be sent as a bearer token (never quoting it), or None.
+def bad_key_reason(key: str, name: str = "CTXKEEP_SCORE_KEY") -> str | None:
+    """Why ``key`` (the variable ``name`` holds it) cannot be sent as a bearer token
+    (never quoting it), or None.
 
     A header value must be printable ASCII: a key with a newline would be refused by the
     HTTP library with the whole header in its message, printing the key.
@@ -67,10 +68,10 @@ def bad_key_reason(key: str) -> str | None:
     for i, ch in enumerate(key):
         if not "!" <= ch <= "~":
             what = {"\n": "a newline", "\r": "a carriage return", " ": "a space", "\t": "a tab"}
-            name = what.get(ch, f"character U+{ord(ch):04X}")
+            what_char = what.get(ch, f"character U+{ord(ch):04X}")
             where = "ends with" if i == len(key) - 1 else f"holds at position {i + 1}"
             return (
-                f"CTXKEEP_SCORE_KEY {where} {name}: not a valid header value, not sent "
+                f"{name} {where} {what_char}: not a valid header value, not sent "
                 f"(a key is printable ASCII without spaces)"
             )
     return None
@@ -165,8 +166,11 @@ def _scrub(message: str, key: str | None) -> str:
     return message
 
 
-def post_json(url: str, body: Any, *, key: str | None, timeout: float) -> Any:
-    """POST ``body`` as JSON to ``url`` and return the decoded JSON answer."""
+def post_json(
+    url: str, body: Any, *, key: str | None, timeout: float, key_name: str = "CTXKEEP_SCORE_KEY"
+) -> Any:
+    """POST ``body`` as JSON to ``url`` and return the decoded JSON answer (``key_name``:
+    where the key came from, for the message that refuses it)."""
     where = safe_url(url)
     try:
         data = json.dumps(body, ensure_ascii=False).encode("utf-8", "surrogatepass")
@@ -178,16 +182,16 @@ def post_json(url: str, body: Any, *, key: str | None, timeout: float) -> Any:
         "User-Agent": f"ctxkeep/{__version__}",
     }
     if key:
-        bad = bad_key_reason(key)
+        bad = bad_key_reason(key, key_name)
         if bad is not None:
             raise ScorerError(bad)
         headers["Authorization"] = f"Bearer {key}"
     try:
         request = urllib.request.Request(url, data=data, method="POST", headers=headers)
     except ValueError as exc:
-        raise ScorerError(_scrub(f"bad score endpoint {where}: {exc}", key)) from None
+        raise ScorerError(_scrub(f"bad endpoint {where}: {exc}", key)) from None
     if request.type not in ("http", "https"):
-        raise ScorerError(f"score endpoint {where} is not http(s)")
+        raise ScorerError(f"endpoint {where} is not http(s)")
     deadline = _Deadline(timeout)
     late = f"{where} did not answer within {timeout:g} s (the whole request)"
     try:

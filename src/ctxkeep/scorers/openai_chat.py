@@ -25,7 +25,13 @@ from ctxkeep.scorers.base import (
 )
 from ctxkeep.scorers.http import _finite
 
-__all__ = ["OpenAIChatScorer", "chat_endpoint", "level_of_token", "parse_completion"]
+__all__ = [
+    "OpenAIChatScorer",
+    "chat_endpoint",
+    "completion_text",
+    "level_of_token",
+    "parse_completion",
+]
 
 SYSTEM_PROMPT = (
     "You rate how much one message from an agent's conversation matters for continuing "
@@ -41,6 +47,19 @@ def chat_endpoint(url: str) -> str:
     if base.endswith("/v1"):
         return base + "/chat/completions"
     return base + "/v1/chat/completions"
+
+
+def completion_text(body: Any, where: str) -> str:
+    """The text a chat completion wrote (stripped); ScorerError naming ``where`` when the
+    answer holds none (the benchmark's LLM row and the compactor's summariser read it)."""
+    choices = body.get("choices") if isinstance(body, Mapping) else None
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
+        raise ScorerError(f"{where}: the completion holds no choices")
+    message = choices[0].get("message")
+    text = message.get("content") if isinstance(message, Mapping) else None
+    if not isinstance(text, str):
+        raise ScorerError(f"{where}: the completion holds no text")
+    return text.strip()
 
 
 def level_of_token(token: str, levels: Sequence[str] = LEVELS) -> int | None:

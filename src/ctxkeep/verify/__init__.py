@@ -7,17 +7,9 @@ fallbacks and a circuit breaker; ``split_points`` finds the safe cuts of a messa
 """
 
 from ctxkeep.verify.eventlog import EventLog, message_events
-from ctxkeep.verify.guard import (
-    DEFAULT_FALLBACKS,
-    Attempt,
-    Guard,
-    GuardedResult,
-    Outcome,
-    Settlement,
-    guard,
-    settle,
-)
+from ctxkeep.verify.guard import DEFAULT_FALLBACKS, Guard, guard
 from ctxkeep.verify.measure import MessageDiff, Size, compare_messages, measure
+from ctxkeep.verify.result import Attempt, GuardedResult, Outcome, Settlement, settle
 from ctxkeep.verify.split import split_points
 from ctxkeep.verify.stats import (
     CompactionRecord,

@@ -26,10 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ctxkeep.log.adapters.native import ADAPTER as NATIVE
-from ctxkeep.log.model import seqs_to_ranges
-from ctxkeep.log.source import Record, iter_records, read_head
-from ctxkeep.messages import (
+from ctxkeep.base.messages import (
     dialect_of,
     message_prose,
     message_role,
@@ -37,11 +34,14 @@ from ctxkeep.messages import (
     tool_calls,
     tool_results,
 )
-from ctxkeep.paths import append_lines
+from ctxkeep.base.paths import append_lines
+from ctxkeep.log.adapters.native import ADAPTER as NATIVE
+from ctxkeep.log.model import seqs_to_ranges
+from ctxkeep.log.source import Record, iter_records, read_head
 from ctxkeep.verify.measure import compare_messages, fingerprint
 
 if TYPE_CHECKING:
-    from ctxkeep.verify.guard import Attempt, GuardedResult
+    from ctxkeep.verify.result import Attempt, GuardedResult
 
 __all__ = ["EventLog", "message_events"]
 

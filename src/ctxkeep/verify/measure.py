@@ -15,8 +15,8 @@ from typing import Any
 
 import msgspec
 
-from ctxkeep.messages import message_text
-from ctxkeep.tokens import count_tokens
+from ctxkeep.base.messages import message_text
+from ctxkeep.base.tokens import count_tokens
 
 __all__ = ["MessageDiff", "Size", "compare_messages", "fingerprint", "measure"]
 

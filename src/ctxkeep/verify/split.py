@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ctxkeep.messages import tool_call_ids, tool_result_ids
+from ctxkeep.base.messages import tool_call_ids, tool_result_ids
 
 __all__ = ["split_points"]
 

@@ -1,6 +1,6 @@
 """The statistics store: what recent compactions did, kept apart from test runs.
 
-One SQLite file under :func:`~ctxkeep.paths.ctxkeep_home` (``$CTXKEEP_HOME``, else the
+One SQLite file under :func:`~ctxkeep.base.paths.ctxkeep_home` (``$CTXKEEP_HOME``, else the
 per-user data folder) holds the features of the last ``keep`` (default 50) compactions of
 each provenance: tokens and messages before and after, the saved ratio, the kind of
 summary, and how many of the constraints in the dropped messages the summary carried
@@ -22,12 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from ctxkeep.messages import message_prose, message_role, message_text, tool_result_ids
-from ctxkeep.paths import ctxkeep_home
+from ctxkeep.base.messages import message_prose, message_role, message_text, tool_result_ids
+from ctxkeep.base.paths import ctxkeep_home
 from ctxkeep.verify.measure import compare_messages
 
 if TYPE_CHECKING:
-    from ctxkeep.verify.guard import GuardedResult
+    from ctxkeep.verify.result import GuardedResult
 
 __all__ = [
     "STATS_FILE",

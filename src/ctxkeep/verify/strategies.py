@@ -12,8 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ctxkeep.messages import message_role, message_text
-from ctxkeep.tokens import count_tokens
+from ctxkeep.base.messages import message_role, message_text
+from ctxkeep.base.tokens import count_tokens
 from ctxkeep.verify.split import split_points
 from ctxkeep.verify.validity import Api, detect_api
 

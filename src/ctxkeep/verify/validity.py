@@ -42,7 +42,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ctxkeep.messages import dialect_of, message_role, tool_call_ids, tool_result_ids
+from ctxkeep.base.messages import dialect_of, message_role, tool_call_ids, tool_result_ids
 
 __all__ = [
     "Api",

@@ -19,7 +19,7 @@ whose first line is broken). A message of the wrong shape (not an object, no or 
 role, ``content`` or ``tool_calls`` of the wrong type, a tool call or result without an
 id) is a problem naming its index; what can still be read of it is read.
 
-**Messages.** Read only through :mod:`ctxkeep.messages`. Words become one ``message``
+**Messages.** Read only through :mod:`ctxkeep.base.messages`. Words become one ``message``
 event; each tool call one ``tool_call`` event and each tool result one ``tool_result``
 event (injected ``tool-result``, as in the Claude Code adapter). ``system`` and
 ``developer`` messages are injected context (``system-prompt`` / ``developer``), and so are
@@ -65,6 +65,14 @@ from typing import Any
 
 import msgspec
 
+from ctxkeep.base.messages import (
+    compaction_summaries,
+    message_prose,
+    message_role,
+    message_text,
+    tool_calls,
+    tool_results,
+)
 from ctxkeep.log.adapters.base import ReadOptions, SessionBuilder
 from ctxkeep.log.model import Compaction, CompactionStatus, Event, EventKind, Session
 from ctxkeep.log.source import (
@@ -74,14 +82,6 @@ from ctxkeep.log.source import (
     iter_records,
     open_regular,
     read_regular,
-)
-from ctxkeep.messages import (
-    compaction_summaries,
-    message_prose,
-    message_role,
-    message_text,
-    tool_calls,
-    tool_results,
 )
 
 __all__ = [

@@ -15,11 +15,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ctxkeep.base.messages import compaction_summaries, dialect_of
 from ctxkeep.log.adapters._arrays import chat_messages_in_head, looks_like_chat, read_message_array
 from ctxkeep.log.adapters.base import ReadOptions
 from ctxkeep.log.model import Session
 from ctxkeep.log.source import Head
-from ctxkeep.messages import compaction_summaries, dialect_of
 
 __all__ = ["ADAPTER", "NAME"]
 

@@ -20,6 +20,7 @@ from ctxkeep.log.model import (
     Compaction,
     Event,
     EventKind,
+    HookRun,
     ParseProblem,
     Prune,
     Session,
@@ -138,7 +139,7 @@ class SessionBuilder:
     prunes: list[Prune] = field(default_factory=list)
     problems: list[ParseProblem] = field(default_factory=list)
     context_window: int | None = None
-    hooks_unrecorded: bool = False
+    hook_runs: list[HookRun] = field(default_factory=list)
     session_id: str | None = None
     history_incomplete: bool = False
     _next_seq: int = 1
@@ -180,6 +181,10 @@ class SessionBuilder:
         index = seq - 1
         self.events[index] = msgspec.structs.replace(self.events[index], text=text)
 
+    def hook_run(self, line: int, event: str, name: str, command: str) -> None:
+        """Note a hook the log shows ran, after the last event added so far."""
+        self.hook_runs.append(HookRun(self._next_seq - 1, line, event, name, command))
+
     def problem(self, line: int, reason: str) -> None:
         self.problems.append(ParseProblem(line, reason))
 
@@ -192,7 +197,7 @@ class SessionBuilder:
             prunes=tuple(self.prunes),
             problems=tuple(sorted(self.problems, key=lambda p: p.line)),
             context_window=self.context_window,
-            hooks_unrecorded=self.hooks_unrecorded,
+            hook_runs=tuple(self.hook_runs),
             session_id=self.session_id,
             history_incomplete=self.history_incomplete,
         )

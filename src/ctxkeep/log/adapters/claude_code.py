@@ -35,7 +35,9 @@ What becomes what:
 - Slash-command records are injected ``command``; the text of their
   ``<command-args>`` is real user input and becomes its own user message.
 - ``queue-operation`` enqueues are real user input (typed while the agent was busy).
-- ``progress`` of ``data.type`` ``hook_progress`` sets ``Session.hooks_unrecorded``.
+- ``progress`` of ``data.type`` ``hook_progress`` is a :class:`HookRun` in
+  ``Session.hook_runs`` (its ``hookEvent``, ``hookName`` and ``command``, after the last
+  event read): the hook's output is not in the log.
 - A first record whose ``parentUuid`` names a record (which cannot be in the file, as
   parents come first) sets ``Session.history_incomplete``: the file begins mid-session.
 - Legacy ``summary`` records are session titles; other record types are skipped.
@@ -106,6 +108,9 @@ _INJECTED_PREFIXES: tuple[tuple[str, str], ...] = (
     ("<bash-stderr>", "bash-output"),
 )
 _INJECTED = PrefixKinds(_INJECTED_PREFIXES)
+
+# The keys of a hook_progress record's data, in HookRun's order (event, name, command).
+_HOOK_FIELDS = ("hookEvent", "hookName", "command")
 
 _REMINDER_OPEN = "<system-reminder>"
 _REMINDER_CLOSE = "</system-reminder>"
@@ -314,7 +319,7 @@ class _ClaudeCodeAdapter:
             elif kind == "progress":
                 data = rec.data
                 if isinstance(data, dict) and data.get("type") == "hook_progress":
-                    b.hooks_unrecorded = True
+                    b.hook_run(line, *(as_str(data.get(k)) or "" for k in _HOOK_FIELDS))
             elif kind == "queue-operation":
                 _queued(st, rec, line)
             if b.session_id is None:

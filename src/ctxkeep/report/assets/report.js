@@ -59,6 +59,12 @@
         if (c.inherited_from) {
           li.appendChild(el("span", "ck-note", " (carried by earlier summaries; said before compaction " + c.inherited_from + ")"));
         }
+        if (c.restored_after) {
+          li.appendChild(el("span", "ck-note ck-restored", " (restored by ctxkeep after compaction " + c.restored_after + ")"));
+        }
+        if (c.asked_by_ctxkeep) {
+          li.appendChild(el("span", "ck-note ck-asked", " (ctxkeep asked the summariser to keep it)"));
+        }
         li.appendChild(document.createTextNode(" "));
         var a = el("a", "ck-goto", c.line ? "line " + c.line : "seq " + c.seq);
         a.title = d.path + (c.line ? ":" + c.line : "") + " \u2014 " + c.source;
@@ -167,7 +173,7 @@
     details.setAttribute("data-rendered", "1");
     var box = details.querySelector(".ck-detail");
     var source = document.getElementById(details.getAttribute("data-detail"));
-    if (!source) { box.appendChild(el("p", "ck-note", "no detail: the log could not be read again")); return; }
+    if (!source) { box.appendChild(el("p", "ck-note", "no detail for this compaction in the report")); return; }
     var t0 = performance.now();
     renderDetail(box, JSON.parse(source.textContent));
     box.setAttribute("data-render-ms", String(Math.round(performance.now() - t0)));

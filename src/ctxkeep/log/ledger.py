@@ -1,10 +1,14 @@
 """The restore ledger: ``CTXKEEP_HOME/restores.jsonl``, what ctxkeep's hooks put in context.
 
+It lives beside the session model because the audit reads it with a session (the rules
+weigh what the hooks restored); the hooks that write it are in :mod:`ctxkeep.hooks`.
+
 Harnesses do not record hook output in their transcripts, so what ctxkeep restored after
 a compaction (and what it asked the summariser to preserve before one) would leave no
 trace. Each hook run that acted appends one JSON line here: the session, the compaction,
 the items (the user's own instructions, and summary items it cautioned about), the time.
-Never tool output; secrets in an instruction are masked before it is written.
+Never tool output; secrets in an instruction are masked before it is written
+(:func:`ctxkeep.base.secrets.mask_secrets`, the masker of every report).
 
 Crash safety: a record is one ``write`` of one line ending in a newline, under an
 exclusive lock where the platform has one; an append that finds the file not ending in a
@@ -19,23 +23,49 @@ import contextlib
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ctxkeep.paths import append_lines, ctxkeep_home
+from ctxkeep.base.paths import append_lines, ctxkeep_home
+from ctxkeep.base.secrets import mask_secrets
 
 __all__ = [
     "LEDGER_NAME",
+    "Ledger",
     "LedgerItem",
     "LedgerRecord",
+    "SessionLedger",
     "append_record",
+    "instruction_line",
+    "is_ctxkeep_command",
     "ledger_lock",
     "ledger_path",
-    "mask_secrets",
     "read_ledger",
 ]
+
+
+# ctxkeep's hook commands: ``ctxkeep hook session-start`` / ``pre-compact`` as `ctxkeep
+# hook install` writes them (any path to ctxkeep, or ``python -m ctxkeep``), and the
+# plugin's launcher (``python3 ".../hooks/run_ctxkeep.py" hook session-start``).
+_CTXKEEP_COMMAND = re.compile(
+    r"(?:\bctxkeep\b|\brun_ctxkeep\.py\b).*\bhook\s+(?:session-start|pre-compact)\b"
+)
+
+
+def is_ctxkeep_command(command: str) -> bool:
+    """A hook command that runs ctxkeep's own ``session-start`` or ``pre-compact``."""
+    return _CTXKEEP_COMMAND.search(command) is not None
+
+
+def instruction_line(text: str, line: int) -> str:
+    """One restored or asked instruction as the hooks print it, with where the user said
+    it (``line`` 0: an instruction ctxkeep restored earlier, whose line is not known)."""
+    where = f"transcript line {line}" if line else "restored earlier"
+    return f"- [{where}] {text}"
+
 
 LEDGER_NAME = "restores.jsonl"
 _VERSION = 1
@@ -45,45 +75,6 @@ EVENTS = ("session-start", "pre-compact")
 def ledger_path() -> Path:
     """Where the ledger lives: ``CTXKEEP_HOME/restores.jsonl``."""
     return ctxkeep_home() / LEDGER_NAME
-
-
-# Named detectors, most specific first. A detector's ``keep`` group (the name a value is
-# assigned to) stays; the rest of its match becomes MASK.
-_SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "private-key",
-        re.compile(
-            r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)", re.S
-        ),
-    ),
-    ("openai-or-anthropic-key", re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}")),
-    ("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})")),
-    ("aws-access-key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    ("slack-token", re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}")),
-    ("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}")),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")),
-    ("bearer-token", re.compile(r"(?i)(?P<keep>\bbearer\s{1,3})[A-Za-z0-9._~+/\-]{16,}=*")),
-    (
-        "assigned-secret",
-        re.compile(
-            r"(?i)(?P<keep>\b(?:password|passwd|secret|token|api[_-]?key|apikey)[\"']?\s{0,3}"
-            r"[:=]\s{0,3})[\"']?[^\s\"',;]{6,}[\"']?"
-        ),
-    ),
-)
-MASK = "[secret masked]"
-
-
-def _masked(match: re.Match[str]) -> str:
-    keep = match.groupdict().get("keep")
-    return (keep or "") + MASK
-
-
-def mask_secrets(text: str) -> str:
-    """``text`` with every value a detector recognises as a secret replaced by a marker."""
-    for _name, pattern in _SECRET_PATTERNS:
-        text = pattern.sub(_masked, text)
-    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +87,7 @@ class LedgerItem:
     confidence: str = ""
 
     def as_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"text": mask_secrets(self.text), "kind": self.kind}
+        out: dict[str, Any] = {"text": mask_secrets(self.text)[0], "kind": self.kind}
         if self.line:
             out["line"] = self.line
         if self.confidence:
@@ -255,3 +246,118 @@ def read_ledger(
     if tail.strip():
         problems.append((len(lines) + 1, "unterminated last line (a write that died); skipped"))
     return records, problems
+
+
+# ------------------------------------------------------------------ the audit's side
+
+
+@dataclass(frozen=True, slots=True)
+class SessionLedger:
+    """The ledger records of one session, as the audit reads them: what ctxkeep's hooks
+    put in the session's context, which its transcript does not hold.
+
+    Compactions are numbered as the audit numbers them (the hooks read the transcript
+    with the same reader). ``session-start`` records of compaction M: what was restored
+    and cautioned about right after M (in context until the next compaction replaced
+    it); ``pre-compact`` records of compaction N: what its summariser was asked to keep.
+    """
+
+    records: tuple[LedgerRecord, ...] = ()
+
+    def _items(self, event: str, compaction: int, cautions: bool = False) -> list[LedgerItem]:
+        found: dict[str, LedgerItem] = {}
+        for record in self.records:
+            if record.event == event and record.compaction == compaction:
+                for item in record.cautions if cautions else record.items:
+                    found.setdefault(item.text, item)
+        return list(found.values())
+
+    def restored_after(self, compaction: int) -> list[LedgerItem]:
+        """The instructions ``session-start`` restored right after ``compaction``."""
+        return self._items("session-start", compaction)
+
+    def cautioned_after(self, compaction: int) -> list[LedgerItem]:
+        """The summary items ``session-start`` cautioned about right after ``compaction``."""
+        return self._items("session-start", compaction, cautions=True)
+
+    def asked_before(self, compaction: int) -> list[LedgerItem]:
+        """The instructions ``pre-compact`` asked the summariser of ``compaction`` to keep."""
+        return self._items("pre-compact", compaction)
+
+    def restore_status(self, compaction: int) -> str | None:
+        """What ``session-start`` found after ``compaction`` (the last record's status:
+        ``restored``, ``cautioned``, ``nothing-lost``, ``not-auditable``), None if it did
+        not run or left no record."""
+        statuses = [
+            r.status
+            for r in self.records
+            if r.event == "session-start" and r.compaction == compaction
+        ]
+        return statuses[-1] if statuses else None
+
+    def texts_after(self, compaction: int) -> list[str]:
+        """What ``session-start`` printed after ``compaction``, line by line as printed:
+        the restored instructions and the cautioned items (a source of the next summary)."""
+        lines = [instruction_line(i.text, i.line) for i in self.restored_after(compaction)]
+        return lines + [i.text for i in self.cautioned_after(compaction)]
+
+    def texts_before(self, compaction: int) -> list[str]:
+        """What ``pre-compact`` printed before ``compaction``, as printed (a source of its
+        summary: the directive is given to the summariser)."""
+        return [instruction_line(i.text, i.line) for i in self.asked_before(compaction)]
+
+    def compactions(self) -> list[int]:
+        """The compactions some record is about, in order."""
+        return sorted({r.compaction for r in self.records})
+
+
+def _real(path: str) -> str:
+    return os.path.realpath(os.path.expanduser(path))
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """A whole restore ledger read once, its records grouped by session for the audit.
+
+    ``skipped`` counts the lines that are not a record (a torn write, a foreign line, a
+    record of an unknown shape): they are never an error for the audit.
+    """
+
+    path: str
+    records: tuple[LedgerRecord, ...] = ()
+    skipped: int = 0
+
+    @classmethod
+    def read(cls, path: str | os.PathLike[str]) -> Ledger:
+        """Read the ledger at ``path``; raises ``OSError`` when it is missing or cannot
+        be read (a torn or foreign line is skipped, never raised)."""
+        target = Path(path)
+        if not target.is_file():
+            raise FileNotFoundError(f"{target}: no such ledger file")
+        records, problems = read_ledger(target)
+        return cls(str(target), tuple(records), len(problems))
+
+    @cached_property
+    def _by_id(self) -> Mapping[str, tuple[LedgerRecord, ...]]:
+        grouped: dict[str, list[LedgerRecord]] = {}
+        for record in self.records:
+            grouped.setdefault(record.session_id, []).append(record)
+        return {k: tuple(v) for k, v in grouped.items()}
+
+    @cached_property
+    def _by_transcript(self) -> Mapping[str, tuple[LedgerRecord, ...]]:
+        """Records a hook wrote without a session id (keyed by its transcript path)."""
+        grouped: dict[str, list[LedgerRecord]] = {}
+        for record in self.records:
+            if record.session_id == record.transcript:
+                grouped.setdefault(_real(record.transcript), []).append(record)
+        return {k: tuple(v) for k, v in grouped.items()}
+
+    def for_session(self, session_id: str | None, path: str) -> SessionLedger:
+        """The records of one session: those of its session id, or, when the session
+        or the hook had none, those of its transcript file."""
+        if session_id:
+            found = self._by_id.get(session_id, ())
+            if found:
+                return SessionLedger(found)
+        return SessionLedger(self._by_transcript.get(_real(path), ()))

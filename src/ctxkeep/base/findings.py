@@ -77,12 +77,16 @@ def fingerprint_of(
 class ItemDetail:
     """One item of a finding: what kind of item it is, how sure the rule is that it is
     wrong, and why (CK002: ``path``, ``symbol``, ... or a claim kind such as ``count``;
-    a LOW item's reason says what hidden text could explain it)."""
+    a LOW item's reason says what hidden text could explain it). The JSON report holds
+    ``item``, ``kind``, ``confidence`` and ``why``."""
 
     item: str
     kind: str
     confidence: Confidence
     why: str
+    span: tuple[int, int] | None = None
+    """Where the item stands in the text it was found in (CK002: its character offsets in
+    the summary, which ``ctxkeep diff`` turns into a line); None when it has no place."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +99,8 @@ class Finding:
     summary. ``confidence`` is LOW when the log cannot show enough to be sure, and the
     message then says why. ``items_detail`` (CK002) gives each item its kind, confidence
     and reason, in the order of ``items``; rules with no more to say leave it empty.
+    ``restored`` (CK003) holds the items ctxkeep's hooks had put back in context (the
+    restore ledger): reports mark them "restored by ctxkeep".
     """
 
     rule_id: str
@@ -109,6 +115,7 @@ class Finding:
     confidence: Confidence = Confidence.HIGH
     fingerprint: str = field(default="", compare=False)
     items_detail: tuple[ItemDetail, ...] = ()
+    restored: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.fingerprint:  # rules pass the session id; else the file name stands

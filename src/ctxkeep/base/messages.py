@@ -10,10 +10,9 @@ the same thing everywhere. Every function accepts any object and never raises.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple, TypeGuard, cast
+from typing import Any, Literal, NamedTuple, TypeGuard
 
 import msgspec
 
@@ -340,14 +339,6 @@ class MessageParts(NamedTuple):
     result_ids: tuple[str, ...]
 
 
-_new_parts = cast(
-    "Callable[[tuple[Dialect, str | None, str, tuple[str, ...], tuple[str, ...]]], MessageParts]",
-    functools.partial(tuple.__new__, MessageParts),
-)
-"""``MessageParts(*fields)`` without the named tuple's Python-level ``__new__`` (one is
-built per message of long sessions)."""
-
-
 def _plain_calls(
     content: str | None, raw_calls: Sequence[Any]
 ) -> tuple[str, tuple[str, ...]] | None:
@@ -393,26 +384,25 @@ def message_parts(message: Any) -> MessageParts:
         plain_content = content is None or isinstance(content, str)
         if "tool_calls" not in message and "tool_call_id" not in message:
             if isinstance(content, str) and role != "tool":
-                return _new_parts(
-                    (
-                        "openai" if "role" in message else "unknown",
-                        role if isinstance(role, str) else None,
-                        content,
-                        (),
-                        (),
-                    )
+                return MessageParts(
+                    "openai" if "role" in message else "unknown",
+                    role if isinstance(role, str) else None,
+                    content,
+                    (),
+                    (),
                 )
         elif "tool_calls" not in message:
             call_id = message.get("tool_call_id")
             if role == "tool" and isinstance(content, str) and isinstance(call_id, str):
-                return _new_parts(("openai", "tool", content, (), (call_id,)))
+                return MessageParts("openai", "tool", content, (), (call_id,))
         elif plain_content and role != "tool" and "tool_call_id" not in message:
             raw_calls = message.get("tool_calls")
             if _is_list(raw_calls):
                 plain = _plain_calls(content, raw_calls)
                 if plain is not None:
-                    return _new_parts(
-                        ("openai", role if isinstance(role, str) else None, *plain, ())
+                    text, call_ids = plain
+                    return MessageParts(
+                        "openai", role if isinstance(role, str) else None, text, call_ids, ()
                     )
                 return MessageParts(
                     "openai",
