@@ -1,6 +1,7 @@
 """Audit throughput on a generated Claude Code log, against compact-audit in the same run.
 
     .venv/bin/python benchmarks/audit_speed.py [--mb 200] [--events 26000] [--keep DIR]
+        [--reuse] [--no-peer] [--runs N]
 
 Generates (into a temporary folder unless ``--keep``) a Claude Code session of ``--mb``
 megabytes: user turns with standing constraints, assistant text, Read/Bash tool calls
@@ -15,6 +16,12 @@ summary) every 20 MB. Prints:
   times in this run;
 - the time to audit a session of ``--events`` events (target: under a second), in
   process and as the ``ctxkeep audit`` command in a subprocess.
+
+To compare two versions of ctxkeep, time them in alternating fresh processes on the
+same logs: write them once with ``--keep DIR``, then run each version with ``--keep DIR
+--reuse --no-peer`` (``PYTHONPATH=<other checkout>/src`` selects the other version; the
+CLI subprocess inherits it). The logs are named by their size, so ``--reuse`` never
+reads a log made for other ``--mb`` / ``--events``.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import ctxkeep
 from _common import best_of, machine, mb_per_s  # benchmarks/ is not a package
 from ctxkeep.engine import audit_session
 from ctxkeep.log import read_session
@@ -245,6 +253,15 @@ def write_log(path: Path, target_bytes: int) -> int:
     return path.stat().st_size
 
 
+def write_events(path: Path, events: int) -> None:
+    """A session of about ``events`` events, with a compaction every 2 MB."""
+    with path.open("w", encoding="utf-8") as fh:
+        # About 0.8 events per line in this generator (usage is one record per turn).
+        lines = claude_code_lines(10**12, compact_every=2_000_000)
+        for _, line in zip(range(int(events * 0.8)), lines, strict=False):
+            fh.write(line + "\n")
+
+
 def _compact_audit_inputs(session_path: Path, folder: Path) -> tuple[Path, Path, int]:
     """compact-audit's own input: a JSONL of {"content": text} per event, and the summary."""
     session = read_session(session_path)
@@ -296,13 +313,24 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=26_000)
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--keep", type=Path, default=None)
+    parser.add_argument(
+        "--reuse", action="store_true", help="read the logs --keep DIR holds instead of writing"
+    )
+    parser.add_argument("--no-peer", action="store_true", help="do not time compact-audit")
     args = parser.parse_args()
+    if args.reuse and args.keep is None:
+        parser.error("--reuse reads the logs of --keep DIR: give --keep")
     print(machine())
+    # Which ctxkeep this process times: PYTHONPATH=<checkout>/src selects another one.
+    print(f"ctxkeep from {Path(ctxkeep.__file__).parent}")
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
-        log = folder / "claude-code-bench.jsonl"
-        size = write_log(log, int(args.mb * 1e6))
+        log = folder / f"claude-code-bench-{args.mb:g}MB.jsonl"
+        if args.reuse and log.exists():
+            size = log.stat().st_size
+        else:
+            size = write_log(log, int(args.mb * 1e6))
         seconds, _ = best_of(args.runs, lambda: _ctxkeep(log))
         session = read_session(log)
         print(
@@ -310,10 +338,10 @@ def main() -> None:
             f"{len(session.compactions)} compactions: {seconds:.2f} s = "
             f"{mb_per_s(size, seconds):.0f} MB/s"
         )
-        peer = _compact_audit()
-        if peer is None:
+        peer = None if args.no_peer else _compact_audit()
+        if peer is None and not args.no_peer:
             print("compact-audit not installed: pip install -r benchmarks/requirements.txt")
-        else:
+        if peer is not None:
             read_transcript, ca_extract, ca_audit = peer
             transcript, summary, ca_size = _compact_audit_inputs(log, folder)
             text = summary.read_text(encoding="utf-8")
@@ -328,12 +356,9 @@ def main() -> None:
                 f"and last summary: {peer_s:.2f} s = {mb_per_s(ca_size, peer_s):.0f} MB/s"
             )
             print(f"ratio: ctxkeep is {peer_s / seconds:.1f}x as fast as compact-audit (same run)")
-        small = folder / "events.jsonl"
-        with small.open("w", encoding="utf-8") as fh:
-            # About 0.8 events per line in this generator (usage is one record per turn).
-            lines = claude_code_lines(10**12, compact_every=2_000_000)
-            for _, line in zip(range(int(args.events * 0.8)), lines, strict=False):
-                fh.write(line + "\n")
+        small = folder / f"events-{args.events}.jsonl"
+        if not (args.reuse and small.exists()):
+            write_events(small, args.events)
         t_small, _ = best_of(max(args.runs, 3), lambda: _ctxkeep(small))
         session = read_session(small)
         print(

@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import re
 import string
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
@@ -453,12 +454,13 @@ def _lookup_plan(item: str, kind: str) -> tuple[_Pass, ...]:
 class _Haystack:
     """Texts joined once, and their lower-case copy made when first asked for."""
 
-    __slots__ = ("_lower", "text")
+    __slots__ = ("_lower", "_nuls", "text")
 
     def __init__(self, texts: list[str]) -> None:
         # NUL never occurs in text and stops a match from spanning two sources
         self.text = "\x00".join(texts)
         self._lower: str | None = None
+        self._nuls: list[int] | None = None
 
     def of(self, ignore_case: bool) -> str:
         if not ignore_case:
@@ -468,10 +470,15 @@ class _Haystack:
         return self._lower
 
     def text_around(self, index: int) -> tuple[int, int]:
-        """The bounds of the one source text that holds ``index``."""
-        start = self.text.rfind("\x00", 0, index) + 1
-        end = self.text.find("\x00", index)
-        return start, (len(self.text) if end < 0 else end)
+        """The bounds of the one source text that holds ``index``: the NULs around it,
+        found by bisection (a claim's figure is looked up at every occurrence, and
+        scanning for the NULs rescanned a long tool result each time)."""
+        if self._nuls is None:
+            self._nuls = [m.start() for m in re.finditer("\x00", self.text)]
+        after = bisect_left(self._nuls, index)  # the NULs before ``index``
+        start = self._nuls[after - 1] + 1 if after else 0
+        end = self._nuls[after] if after < len(self._nuls) else len(self.text)
+        return start, end
 
 
 class KindedItem(Protocol):

@@ -7,11 +7,12 @@ sources, extracting and judging constraints — is done once here, lazily, and c
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from collections.abc import Callable, Iterator, Mapping
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import cached_property
+from itertools import pairwise
 
 from ctxkeep.extract import (
     Constraint,
@@ -163,15 +164,15 @@ class CompactionView:
         self,
         session: Session,
         compaction: Compaction,
-        replaced_by: Mapping[int, int],
-        outliving: tuple[Event, ...],
+        visible: tuple[Event, ...],
+        previous: Compaction | None = None,
         judged: Callable[[int], tuple[JudgedConstraint, ...]] | None = None,
         ledger: SessionLedger | None = None,
     ) -> None:
         self.session = session
         self.compaction = compaction
-        self._replaced_by = replaced_by
-        self._outliving = outliving
+        self._visible = visible
+        self._previous = previous
         self._judged = judged
         self.ledger = ledger
 
@@ -180,24 +181,16 @@ class CompactionView:
         """The events the summary replaced that are present in the log, in seq order."""
         return tuple(self.session.events_at(self.compaction.shadowed_seqs))
 
-    @cached_property
+    @property
     def visible(self) -> tuple[Event, ...]:
         """Events before the compaction that no earlier compaction replaced and that this
-        one does not replace: still on screen when the summary was written.
+        one does not replace: still on screen when the summary was written
+        (:meth:`RuleContext._visible`).
 
         OpenHands keeps the first events (the task) in context and condenses only the
         middle: the summary quotes the task, which is in none of the shadowed events.
         """
-        c = self.compaction
-        first_replaced = self._replaced_by
-        # An event first replaced by this compaction is its own (shadowed); one replaced
-        # by an earlier compaction is gone. Only events that outlive the compaction after
-        # them can be visible (see RuleContext._outliving), which keeps this linear.
-        return tuple(
-            e
-            for e in self._outliving
-            if e.seq < c.start_seq and first_replaced.get(e.seq, c.index + 1) > c.index
-        )
+        return self._visible
 
     @cached_property
     def preserved(self) -> tuple[Event, ...]:
@@ -219,13 +212,9 @@ class CompactionView:
 
     @cached_property
     def previous_summarised(self) -> Compaction | None:
-        """The last compaction before this one that replaced the context (summarised)."""
-        earlier = [
-            c
-            for c in self.session.compactions
-            if c.index < self.compaction.index and c.status is CompactionStatus.SUMMARISED
-        ]
-        return earlier[-1] if earlier else None
+        """The last compaction before this one that replaced the context (summarised):
+        found for every compaction in one pass (:meth:`RuleContext._previous`)."""
+        return self._previous
 
     @property
     def ledger_texts(self) -> list[str]:
@@ -475,28 +464,67 @@ class RuleContext:
                     first.setdefault(seq, c.index)
         return first
 
-    @cached_property
-    def _outliving(self) -> tuple[Event, ...]:
-        """Events not replaced by the first compaction that starts after them.
+    def _on_screen(self, event: Event, compaction: Compaction) -> bool:
+        """Whether ``event`` was still on screen when ``compaction``'s summary was written:
+        before it, and replaced by no compaction up to it (an event first replaced by this
+        compaction is its own, shadowed; one replaced by an earlier one is gone)."""
+        first = self._replaced_by.get(event.seq, compaction.index + 1)
+        return event.seq < compaction.start_seq and first > compaction.index
 
-        The bulk of a log is replaced by the next compaction and is never visible to any
-        compaction's summary beside its own shadowed set; the few that outlive it (the
-        task OpenHands keeps, summaries, messages a harness carries over) are the only
-        candidates for :attr:`CompactionView.visible`.
+    @cached_property
+    def _visible(self) -> dict[int, tuple[Event, ...]]:
+        """:attr:`CompactionView.visible` of every compaction, by index, in one pass.
+
+        Each event is on screen for a run of consecutive compactions: from the first
+        that starts after it (found by bisection) to the one that replaces it. Walking
+        the compactions in order, an event joins the screen where its run begins and
+        leaves where it ends, so the work is the events, the compactions and what the
+        screens hold, not compactions x events (a log whose repeated slice holds a
+        compaction has thousands: docs/reliability.md). A log whose compactions or events
+        are out of order is filtered event by event, for every compaction.
         """
-        starts = [c.start_seq for c in self.session.compactions]
-        if starts != sorted(starts):
-            return self.session.events  # out of order: no shortcut, every event counts
-        indexes = [c.index for c in self.session.compactions]
-        first_replaced = self._replaced_by
-        out: list[Event] = []
-        for e in self.session.events:
-            at = bisect_right(starts, e.seq)
-            if at == len(starts):
-                continue  # no compaction after it: never on a summary's screen
-            if first_replaced.get(e.seq) != indexes[at]:
-                out.append(e)
-        return tuple(out)
+        compactions = self.session.compactions
+        events = self.session.events
+        starts = [c.start_seq for c in compactions]
+        indexes = [c.index for c in compactions]
+        seqs = [e.seq for e in events]
+        in_order = (
+            starts == sorted(starts)
+            and all(a < b for a, b in pairwise(indexes))
+            and seqs == sorted(seqs)
+        )
+        if not in_order:
+            return {c.index: tuple(e for e in events if self._on_screen(e, c)) for c in compactions}
+        joins: list[list[int]] = [[] for _ in compactions]
+        leaves: list[list[int]] = [[] for _ in compactions]
+        never = indexes[-1] + 1 if indexes else 0  # past every compaction: never replaced
+        for n, e in enumerate(events):
+            first = bisect_right(starts, e.seq)  # the first compaction starting after it
+            last = bisect_left(indexes, self._replaced_by.get(e.seq, never))
+            if first < last:  # on screen for compactions first .. last - 1
+                joins[first].append(n)
+                if last < len(compactions):
+                    leaves[last].append(n)
+        screen: dict[int, Event] = {}  # by position in the log, in log order
+        visible: dict[int, tuple[Event, ...]] = {}
+        for at, compaction in enumerate(compactions):
+            for n in leaves[at]:
+                del screen[n]
+            screen.update((n, events[n]) for n in joins[at])
+            visible[compaction.index] = tuple(screen.values())
+        return visible
+
+    @cached_property
+    def _previous(self) -> dict[int, Compaction | None]:
+        """For each compaction index, the last summarised compaction before it (one pass,
+        not a scan of the compactions per compaction)."""
+        previous: dict[int, Compaction | None] = {}
+        last: Compaction | None = None
+        for c in sorted(self.session.compactions, key=lambda c: c.index):
+            previous[c.index] = last
+            if c.status is CompactionStatus.SUMMARISED:
+                last = c
+        return previous
 
     def view(self, compaction: Compaction) -> CompactionView:
         """The (cached) view of one of this session's compactions."""
@@ -505,8 +533,8 @@ class RuleContext:
             view = CompactionView(
                 self.session,
                 compaction,
-                self._replaced_by,
-                self._outliving,
+                self._visible[compaction.index],
+                self._previous[compaction.index],
                 self.judged,
                 self.ledger,
             )
