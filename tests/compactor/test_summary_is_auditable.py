@@ -65,3 +65,32 @@ def test_the_summary_header_count_is_not_an_invented_claim(target: int) -> None:
     assert summary.startswith("[ctxkeep] ")
     sources = SourceIndex(message_text(m) for m in messages)
     assert [(i.text, i.kind) for i in invented_in(summary, sources)] == []
+
+
+def test_the_source_the_scan_limit_cuts_keeps_whole_lines() -> None:
+    # make bench's quality run found "read_file {"path":"src/netkit/cach" in a summary:
+    # the scan limit had cut the last source it read in the middle of a path.
+    from ctxkeep.compactor.facts import FactSource
+    from ctxkeep.compactor.summary import SummaryRequest, extractive_summary, scan_limit
+
+    cap = 300
+    limit = scan_limit(cap)
+    path = "src/netkit/cache.py"
+    filler = "The retry budget is 3 attempts at 250 ms for the fetch path.\n"
+    head = filler * ((limit - 40) // len(filler))
+    # the limit falls inside the path of the source's last line
+    pad = "x" * (limit - len(head) - len('read_file {"path":"') - 6)
+    text = head + pad + '\nread_file {"path":"' + path + '"}'
+    request = SummaryRequest(
+        sources=(FactSource(1, "assistant", text, 0.0),),
+        total=2,
+        dropped_count=1,
+        dropped_bytes=len(text),
+        cap_bytes=cap,
+        cap_tokens=None,
+    )
+    summary = extractive_summary(request)
+    assert summary is not None
+    assert "The retry budget is 3 attempts" in summary
+    cut = [i.text for i in extract_identifiers(summary) if not SourceIndex([text]).contains(i)]
+    assert cut == []  # without whole lines: ["src/n"]

@@ -168,11 +168,18 @@ def _candidate_facts(request: SummaryRequest) -> list[Fact]:
     chosen: list[FactSource] = []
     scanned = 0
     for source in request.sources:
-        if scanned >= limit:
+        room = limit - scanned
+        if len(source.text) > room:
+            # The source the limit cuts keeps its whole lines only (else up to its last
+            # space): a fact cut mid-word names what no source holds. Real case: make
+            # bench's quality run, "read_file {"path":"src/netkit/cach" in a summary.
+            cut = source.text[:room]
+            end = cut.rfind("\n") + 1 or cut.rfind(" ") + 1
+            if cut[:end].strip():
+                chosen.append(replace(source, text=cut[:end]))
             break
-        text = source.text[: limit - scanned]
-        scanned += len(text)
-        chosen.append(source if len(text) == len(source.text) else replace(source, text=text))
+        scanned += len(source.text)
+        chosen.append(source)
     return collect_facts(chosen, request.total)
 
 
