@@ -24,6 +24,7 @@ a ``user`` message unless ``summary_role`` is ``user`` or ``assistant``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -107,14 +108,29 @@ def is_harness_text(text: str) -> bool:
     refuse to improve or augment the code" and "DO NOT respond to these messages ..." to
     the summary as lost standing instructions.
     """
+    claude_code_kind, codex_kind, openings = _injection_checks()
+    head = text.lstrip()
+    return (
+        claude_code_kind(head) is not None
+        or codex_kind(head) is not None
+        or head.startswith(openings)
+    )
+
+
+@functools.cache
+def _injection_checks() -> tuple[
+    Callable[[str], str | None], Callable[[str], str | None], tuple[str, ...]
+]:
+    """The log readers' tests for injected user text, imported on first use (the
+    compactor does not otherwise load the adapters) and once, not per text: 1,840 user
+    messages took 12.4 ms with the imports per call, 3.7 ms so."""
     from ctxkeep.log.adapters import claude_code, codex
     from ctxkeep.log.adapters._arrays import INJECTED_OPENINGS
 
-    head = text.lstrip()
     return (
-        claude_code.injected_kind_of_user_text(head) is not None
-        or codex.injected_kind_of_user_text(head) is not None
-        or any(head.startswith(opening) for opening, _kind in INJECTED_OPENINGS)
+        claude_code.injected_kind_of_user_text,
+        codex.injected_kind_of_user_text,
+        tuple(opening for opening, _kind in INJECTED_OPENINGS),
     )
 
 
