@@ -137,3 +137,20 @@ def test_references_by_halves_equal_the_whole_pattern(text: str) -> None:
     whole = re.compile(f"{_ENGLISH}|{_CHINESE}", re.IGNORECASE)
     expected = [(m.group(), m.start(), m.end()) for m in whole.finditer(text)]
     assert [(r.text, r.start, r.end) for r in find_references(text)] == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(TEXT)
+def test_identifier_scan_equals_the_alternation(text: str) -> None:
+    """The alternatives searched one by one find what their alternation finds."""
+    import re
+
+    from ctxkeep.extract.identifiers import _ALTERNATIVES, _matches, _regions, _trigger_mask
+
+    expected = []
+    for start, end in _regions(text):
+        mask = _trigger_mask(text[start:end])
+        alternation = re.compile("|".join(s for needs, s in _ALTERNATIVES if needs & mask))
+        if mask:
+            expected += [(m.span(), m.lastgroup) for m in alternation.finditer(text, start, end)]
+    assert [(m.span(), m.lastgroup) for m in _matches(text)] == expected

@@ -352,64 +352,6 @@ def _occurs(haystack: str, spelling: Spelling, start: int = 0, end: int | None =
     return -1
 
 
-def _implies(longer: Spelling, shorter: Spelling) -> bool:
-    """Whether every occurrence of ``longer`` holds an occurrence of ``shorter``.
-
-    ``shorter`` sits inside ``longer`` (in ``shorter``'s case mode) where its own edge
-    checks are met by ``longer``'s characters, or by ``longer``'s edge checks where the
-    two share an end. Only ASCII needles are compared, where lower-casing keeps offsets.
-    """
-    if longer == shorter or not (longer.needle.isascii() and shorter.needle.isascii()):
-        return False
-    if longer.ignore_case and not shorter.ignore_case:
-        return False
-    outer, inner = longer.needle, shorter.needle
-    if shorter.ignore_case:
-        outer = outer.lower()
-    if not inner:
-        return False
-    check_left = inner[0] in shorter.left
-    check_right = inner[-1] in shorter.right
-    offset = outer.find(inner)
-    while offset >= 0:
-        end = offset + len(inner)
-        left_ok = not check_left or (
-            outer[offset - 1] not in shorter.left
-            if offset > 0
-            else outer[0] in longer.left and shorter.left <= longer.left
-        )
-        right_ok = not check_right or (
-            outer[end] not in shorter.right
-            if end < len(outer)
-            else outer[-1] in longer.right and shorter.right <= longer.right
-        )
-        if left_ok and right_ok:
-            return True
-        offset = outer.find(inner, offset + 1)
-    return False
-
-
-def _minimal(forms: list[Spelling]) -> list[Spelling]:
-    """``forms`` without those another one implies (:func:`_implies`), first kept.
-
-    Any spelling found settles the lookup, so a spelling that cannot occur without a
-    shorter one occurring is only a second scan of the sources: ``parse()`` beside
-    ``parse``, ``src/a.py:12`` beside ``src/a.py``, every longer tail of a path beside its
-    two-segment tail. An absent ``parse()`` costs a scan to the end of the sources even
-    where ``parse`` is found at once (26k-event log: see benchmarks/audit_speed.py).
-    """
-    unique = list(dict.fromkeys(forms))
-    return [
-        form
-        for i, form in enumerate(unique)
-        if not any(
-            _implies(form, other) and not (_implies(other, form) and j > i)
-            for j, other in enumerate(unique)
-            if j != i
-        )
-    ]
-
-
 @dataclass(frozen=True, slots=True)
 class _Pass:
     """One pass of a lookup: spellings of one case mode, and a substring all of them
@@ -435,19 +377,23 @@ def _common_core(needles: list[str]) -> str:
 def _lookup_plan(item: str, kind: str) -> tuple[_Pass, ...]:
     """The passes of a lookup, worked out once per item (a summary repeats its items,
     and each compaction's summary repeats the one before): the case-sensitive spellings
-    first, then those that ignore case, each reduced by :func:`_minimal`.
+    first, then those that ignore case.
 
     The exact spellings first: an item is mostly found as written, and the sources are
     lowered only when it is not (200 MB benchmark log: lowering every compaction's
     sources for its snake_case names cost a third of the audit; see
-    benchmarks/audit_speed.py).
+    benchmarks/audit_speed.py). Spellings that another implies (``parse()`` beside
+    ``parse``) are not weeded out: working that out cost more than the scans it saved
+    (26k-event log: 0.23-0.37 -> 0.17-0.23 s for its 4,736 lookups; 200 MB log:
+    0.14-0.16 -> 0.10-0.12 s).
     """
+    forms = list(dict.fromkeys(spellings(item, kind)))
     passes = []
     for ignore_case in (False, True):
-        forms = _minimal([f for f in spellings(item, kind) if f.ignore_case is ignore_case])
-        if forms:
-            core = _common_core([f.needle for f in forms])
-            passes.append(_Pass(tuple(forms), core, ignore_case))
+        group = [f for f in forms if f.ignore_case is ignore_case]
+        if group:
+            core = _common_core([f.needle for f in group])
+            passes.append(_Pass(tuple(group), core, ignore_case))
     return tuple(passes)
 
 
