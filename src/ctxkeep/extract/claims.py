@@ -421,7 +421,21 @@ def _stem(noun: str) -> str:
 def _count_in_sources(value: int, noun: str, sources: SourceIndex) -> bool:
     """``value`` (digits or word) then the noun, with at most three words between them on
     the same line ("7 files", "12 existing unit tests", "Found 7 files"); or the noun then
-    a colon or equals sign and the value ("tests: 12", "files=7")."""
+    a colon or equals sign and the value ("tests: 12", "files=7").
+
+    Each answer is kept with the sources: a summary's counts of one noun ask for the
+    same near figures (nine real logs: 115 questions, 60 different; with the lazy
+    clause patterns of :func:`_clause_found`, their audit 4.15 -> 3.76 G instructions,
+    benchmarks/instructions.py)."""
+    question = ("count", value, noun)
+    answer = sources.answers.get(question)
+    if answer is None:
+        answer = sources.answers[question] = _count_stated(value, noun, sources)
+    return answer
+
+
+def _count_stated(value: int, noun: str, sources: SourceIndex) -> bool:
+    """:func:`_count_in_sources`, worked out."""
     stem = re.escape(_stem(noun))
     if noun.isascii():
         after = re.compile(rf"[ \t]+(?:[A-Za-z-]+[ \t]+){{0,3}}?{stem}", re.IGNORECASE)
@@ -656,12 +670,15 @@ _QUOTE_FOUND, _QUOTE_NEAR = 0.85, 0.5
 def _clause_found(words: list[str], sources: SourceIndex) -> bool:
     """``words`` in this order in one source text, separated only by non-word text."""
     anchor = max(words, key=len)
+    hits = itertools.islice(sources.find_all(anchor, ignore_case=True, edges=ALNUM), _MAX_ANCHORS)
+    first = next(hits, None)
+    if first is None:
+        return False  # compiling a clause's pattern costs more than looking up its anchor
     pattern = re.compile(r"[\W_]{1,8}".join(re.escape(w) for w in words), re.IGNORECASE)
     reach = sum(len(w) + 8 for w in words)
-    hits = sources.find_all(anchor, ignore_case=True, edges=ALNUM)
     return any(
         pattern.search(text, max(start, index - reach), min(end, index + reach))
-        for text, index, start, end in itertools.islice(hits, _MAX_ANCHORS)
+        for text, index, start, end in itertools.chain([first], hits)
     )
 
 

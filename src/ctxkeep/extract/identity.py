@@ -453,9 +453,13 @@ class SourceIndex:
     widen megabytes of ASCII tool output to two bytes a character, which makes joining
     twice and lower-casing ten times as slow (26k-event benchmark log: lower-casing the
     sources 184 ms -> see benchmarks/audit_speed.py).
+
+    ``answers`` keeps what a caller worked out from these sources, by its question: one
+    summary asks some questions more than once (a count's near figures for each count
+    of the same noun).
     """
 
-    __slots__ = ("_haystacks", "_redactions")
+    __slots__ = ("_haystacks", "_redactions", "answers")
 
     def __init__(self, texts: Iterable[str], bulk: Iterable[str] = ()) -> None:
         narrow: list[str] = []
@@ -465,6 +469,7 @@ class SourceIndex:
         groups = (list(texts), narrow, wide)
         self._haystacks = tuple(_Haystack(group) for group in groups if group)
         self._redactions: list[tuple[str, str]] | None = None
+        self.answers: dict[tuple[object, ...], bool] = {}
 
     # ---------------------------------------------------------------- public questions
 
