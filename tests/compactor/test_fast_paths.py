@@ -22,6 +22,7 @@ from ctxkeep.compactor.pins import (
     CONSTRAINT_CUES_ZH,
     compile_pins,
     may_hold_constraints,
+    search_in_runs,
     trigger_head,
 )
 from ctxkeep.compactor.result import Decision, frozen_from_columns
@@ -231,3 +232,29 @@ def test_columns_of_different_lengths_or_count_are_refused() -> None:
         frozen_from_columns(Decision, [[1, 2]] * 10 + [[1]])
     with pytest.raises(ValueError, match="11 columns of one length"):
         frozen_from_columns(Decision, [[1]] * 10)
+
+
+# Path-like pieces, the characters around them, and every kind of whitespace.
+_RUN_PIECES = [
+    "src/a/b.py", "/etc/hosts", "/usr", "./x.c", "../up/y.ts", "~/z.md", "C:\\dir\\f.txt",
+    "D:\\x", "https://x.example/a?b=1", "ftp://h/f", "file:///p", "km/h", "a/b", "/",
+    "\\", "//", "://", ".", "-", "_", "@", "+", ":", "~", "x", "py", "Zz9", '"', "'", "<",
+    ">", "|", "(", ")", "é", "İ", " ", "\n", "\t", "\u00a0", "\u3000", "\u2028", "\x1c",
+]  # fmt: skip
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.lists(st.sampled_from(_RUN_PIECES), max_size=16).map("".join)
+    | st.text(alphabet="/\\:.-_ aZ9\n\u00a0é~", max_size=30),
+    st.integers(min_value=0, max_value=40),
+)
+def test_pins_searched_in_whitespace_free_runs_find_what_a_plain_search_finds(
+    text: str, start: int
+) -> None:
+    checked = [pin for pin in PINS.builtin if pin.in_runs]
+    assert {pin.name for pin in checked} == {"path", "url"}
+    for pin in checked:
+        plain = pin.pattern.search(text, start) is not None
+        assert search_in_runs(pin.pattern, text, start, pin.substrings) == plain, pin.name
+        assert pin.search(text, start) == plain
