@@ -26,17 +26,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ctxkeep.base.user_regex import UserRegex, UserRegexError, compile_user_regex
-from ctxkeep.extract.constraints import CONSTRAINT_HINTS, CONSTRAINT_HINTS_ZH
 from ctxkeep.scorers.lexical import chunk_ranges, join_offsets
 
 __all__ = [
     "BUILTIN_PINS",
-    "CONSTRAINT_CUES",
-    "CONSTRAINT_CUES_ZH",
     "PROSE_PINS",
     "PinSet",
     "compile_pins",
-    "may_hold_constraints",
     "parse_flags",
 ]
 
@@ -325,37 +321,6 @@ class PinSet:
             hits.extend((m.start(), m.end(), "user") for m in pattern.finditer(text))
         hits.sort()
         return hits
-
-
-CONSTRAINT_CUES = CONSTRAINT_HINTS
-CONSTRAINT_CUES_ZH = CONSTRAINT_HINTS_ZH
-"""What every marker of the auditor's constraint extractor holds (``do not`` -> ``not``,
-``make sure`` -> ``sure``, ``请勿`` -> ``勿``, ...): ASCII cues in the lower-cased text,
-Chinese ones as they are; the extractor's own hints (its markers' and its rules
-headings' words), so the two cannot drift apart. ``extract_constraints`` finds nothing
-in a text without one (tests/compactor/test_fast_paths.py holds this)."""
-
-
-def may_hold_constraints(texts: Sequence[str]) -> list[bool]:
-    """For each text, whether ``ctxkeep.extract.extract_constraints`` can find anything
-    in it: False only when no :data:`CONSTRAINT_CUES` occur, a necessary condition.
-
-    One ``str.find`` scan per cue over a chunk of texts at once, so the extractor runs
-    only on the texts that hold a cue (the 10,000-message benchmark: 265 of 1,840 user
-    messages; 11 ms of extraction became 8 ms with the scans).
-    """
-    flags = [False] * len(texts)
-    for first, end in chunk_ranges(list(map(len, texts))):
-        corpus = _Corpus(texts[first:end])
-        lowered, starts = corpus.lowered, corpus.lowered_starts
-        cues = CONSTRAINT_CUES if lowered.isascii() else CONSTRAINT_CUES + CONSTRAINT_CUES_ZH
-        for cue in cues:
-            pos = lowered.find(cue)
-            while pos != -1:
-                i = bisect.bisect_right(starts, pos) - 1
-                flags[first + i] = True
-                pos = lowered.find(cue, starts[i + 1])
-    return flags
 
 
 @functools.cache

@@ -191,8 +191,7 @@ _ASCII_MARKER = re.compile(
 )
 
 # Every ASCII marker and rules heading holds one of these in its lower-cased text, every
-# Chinese one one of the Chinese hints (tests/extract hold this; compactor/pins.py reuses
-# both as its pre-check).
+# Chinese one one of the Chinese hints (tests/extract hold this).
 CONSTRAINT_HINTS = (
     "not", "n't", "n\u2019t", "dont", "never", "avoid", "no", "refrain", "stop", "must",
     "always", "sure", "remember", "need", "have", "has", "should", "now", "forward",
