@@ -1,8 +1,8 @@
 """The shortcuts the compactor takes for speed give the answers of the plain way.
 
-Each test pins one thing the fast code relies on: a pre-check that never skips a text the
-slow check would flag, a batched scan that agrees with one text at a time, the
-tool-unit listing, and decisions built column by column.
+Each test pins one thing the fast code relies on: a batched scan that agrees with one
+text at a time, a search bounded to the runs that can hold a match, the tool-unit
+listing, and decisions built column by column.
 """
 
 from __future__ import annotations
@@ -18,65 +18,15 @@ from ctxkeep.compactor import compact
 from ctxkeep.compactor.core import _to_score_order
 from ctxkeep.compactor.pins import (
     BUILTIN_PINS,
-    CONSTRAINT_CUES,
-    CONSTRAINT_CUES_ZH,
     compile_pins,
-    may_hold_constraints,
+    search_in_runs,
     trigger_head,
 )
 from ctxkeep.compactor.result import Decision, frozen_from_columns
 from ctxkeep.compactor.segment import group_units, read_segments
-from ctxkeep.extract import constraints as extractor
-from ctxkeep.extract import extract_constraints
 from ctxkeep.scorers.lexical import CHUNK_CHARS, LexicalScorer
 
 PINS, _ = compile_pins(())
-
-# Words around the extractor's markers: the markers themselves (English and Chinese, in
-# any case), near misses that share letters with them, objects, and punctuation.
-_PIECES = [
-    "do not", "Do Not", "DON'T", "don’t", "dont", "never", "NEVER", "must", "Must not",
-    "mustn't", "should not", "shouldn't", "avoid", "always", "make sure", "ensure",
-    "be sure to", "remember to", "only", "just", "solely", "exclusively", "not",
-    "nothing", "justice", "onlyx", "mustard", "notable", "knot", "sure", "assure",
-    "change", "the", "public", "API", "parser.py", "src/app/main.py", "tests", "delete",
-    "logs", "line numbers", "--force", "main", "?", "!", ".", ",", ";", ":", "\n", "- ",
-    "1. ", "不要", "切勿", "禁止", "不得", "不许", "不准", "请勿", "严禁", "别", "必须",
-    "务必", "一定要", "始终", "确保", "只准", "只能", "只许", "仅限", "只", "仅", "修改",
-    "接口", "行号", "错误信息", "保留", "删除", "日志", "。", "，", "：", "？", "İ", "ß",
-]  # fmt: skip
-texts = st.lists(st.sampled_from(_PIECES), max_size=14).map(" ".join) | st.text(max_size=40)
-
-
-def test_cues_cover_every_marker_hint_of_the_extractor() -> None:
-    # The extractor runs its marker pattern only near these hints; each holds a cue, so a
-    # text without cues has no hint and no marker (and so no constraint).
-    hints = (*extractor._ASCII_HINTS, *extractor._CJK_HINTS)
-    cues = CONSTRAINT_CUES + CONSTRAINT_CUES_ZH
-    assert all(any(cue in hint for cue in cues) for hint in hints)
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.lists(texts, min_size=1, max_size=6))
-def test_the_constraint_pre_check_never_skips_what_the_extractor_finds(
-    batch: list[str],
-) -> None:
-    flags = may_hold_constraints(batch)
-    for text, flag in zip(batch, flags, strict=True):
-        if extract_constraints(text):
-            assert flag, text
-
-
-def test_the_constraint_pre_check_skips_text_without_markers() -> None:
-    batch = [
-        "ok sounds good",
-        "İİ parser fixed",
-        "Do not touch src/x.py",
-        "好的，谢谢",
-        "必须保留行号",
-    ]
-    assert may_hold_constraints(batch) == [False, False, True, False, True]
-    assert may_hold_constraints([]) == []
 
 
 @settings(max_examples=300, deadline=None)
@@ -184,7 +134,6 @@ def test_pins_of_texts_longer_than_a_chunk_match_one_at_a_time() -> None:
     assert PINS.pins_of(batch, prose) == [
         PINS.pins_of([text], [words])[0] for text, words in zip(batch, prose, strict=True)
     ]
-    assert may_hold_constraints(batch) == [may_hold_constraints([t])[0] for t in batch]
 
 
 def test_the_built_in_lexical_scorer_read_directly_scores_as_through_the_protocol() -> None:
@@ -231,3 +180,29 @@ def test_columns_of_different_lengths_or_count_are_refused() -> None:
         frozen_from_columns(Decision, [[1, 2]] * 10 + [[1]])
     with pytest.raises(ValueError, match="11 columns of one length"):
         frozen_from_columns(Decision, [[1]] * 10)
+
+
+# Path-like pieces, the characters around them, and every kind of whitespace.
+_RUN_PIECES = [
+    "src/a/b.py", "/etc/hosts", "/usr", "./x.c", "../up/y.ts", "~/z.md", "C:\\dir\\f.txt",
+    "D:\\x", "https://x.example/a?b=1", "ftp://h/f", "file:///p", "km/h", "a/b", "/",
+    "\\", "//", "://", ".", "-", "_", "@", "+", ":", "~", "x", "py", "Zz9", '"', "'", "<",
+    ">", "|", "(", ")", "é", "İ", " ", "\n", "\t", "\u00a0", "\u3000", "\u2028", "\x1c",
+]  # fmt: skip
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.lists(st.sampled_from(_RUN_PIECES), max_size=16).map("".join)
+    | st.text(alphabet="/\\:.-_ aZ9\n\u00a0é~", max_size=30),
+    st.integers(min_value=0, max_value=40),
+)
+def test_pins_searched_in_whitespace_free_runs_find_what_a_plain_search_finds(
+    text: str, start: int
+) -> None:
+    checked = [pin for pin in PINS.builtin if pin.in_runs]
+    assert {pin.name for pin in checked} == {"path", "url"}
+    for pin in checked:
+        plain = pin.pattern.search(text, start) is not None
+        assert search_in_runs(pin.pattern, text, start, pin.substrings) == plain, pin.name
+        assert pin.search(text, start) == plain

@@ -154,3 +154,31 @@ def test_identifier_scan_equals_the_alternation(text: str) -> None:
         if mask:
             expected += [(m.span(), m.lastgroup) for m in alternation.finditer(text, start, end)]
     assert [(m.span(), m.lastgroup) for m in _matches(text)] == expected
+
+
+# Markers and their near misses in both languages, names, digits and the characters
+# whose case folding or word class could fool a shortcut (Kelvin sign, long s, İ).
+_MARKER_PIECES = st.sampled_from(
+    [
+        "do not", "Don't", "don’t", "never", "must", "have to", "be sure to", "use", "just",
+        "only", "keep", "no", "No,", "nope", "again", "option 2", "optionB", "approachA",
+        "option#3", "option\u00a0c", "go with", "I told you", "you said", "that's wrong",
+        "let's", "lets", "stop adding", "can there be fewer", "i'd prefer",
+        "from now on", "at most",
+        "不要", "别", "请勿", "不能改", "不能", "必须", "只", "方案二", "方案 3", "第2种",
+        "我说过", "改回", "尽量", "用", "换成", "保持", "严禁", "切勿", "一定要",
+        "x", "_", "2", "src/only/x.py", "no-op", "always_on", "\u212a", "\u017f", "İ", "é",
+        " ", "  ", "\n", ",", ".", "!", "?", "。", "，", "：", "(", ")",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(_MARKER_PIECES, max_size=24).map("".join))
+def test_markers_matched_where_they_can_start_equal_a_full_scan(text: str) -> None:
+    from ctxkeep.extract.constraints import _MARKER, _marker_matches, _matches_at_starts, _may_hold
+
+    full = [m.span() for m in _MARKER.finditer(text)]
+    assert [m.span() for m in _matches_at_starts(text)] == full
+    if not text.isascii() and _may_hold(text):
+        assert [m.span() for m in _marker_matches(text)] == full

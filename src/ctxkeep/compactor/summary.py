@@ -32,7 +32,6 @@ from typing import Any
 from ctxkeep.base.messages import Dialect
 from ctxkeep.base.tokens import count_tokens
 from ctxkeep.compactor.facts import Fact, FactSource, collect_facts, select_facts
-from ctxkeep.compactor.pins import may_hold_constraints
 from ctxkeep.compactor.text import cut_utf8, utf8_size
 from ctxkeep.extract import extract_constraints
 from ctxkeep.extract._text import squash
@@ -155,11 +154,11 @@ def dropped_instructions(sources: Sequence[FactSource]) -> list[str]:
     (extracted here only for the sources that do not carry them already); text a harness
     wrote as the user is not the user's (:func:`users_words`)."""
     users = sorted(users_words(sources), key=lambda s: s.index)
-    unknown = [s for s in users if s.instructions is None]
-    extracted: dict[int, tuple[str, ...]] = {}
-    for source, may in zip(unknown, may_hold_constraints([s.text for s in unknown]), strict=True):
-        found = extract_constraints(source.text) if may else ()
-        extracted[source.index] = tuple(c.text for c in found)
+    extracted = {
+        s.index: tuple(c.text for c in extract_constraints(s.text))
+        for s in users
+        if s.instructions is None
+    }
     seen: set[str] = set()
     out: list[str] = []
     for source in users:
