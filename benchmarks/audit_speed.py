@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import random
 import subprocess
 import sys
@@ -292,13 +293,25 @@ def _ctxkeep(path: Path) -> int:
     return len(result.findings) + len(session.events)
 
 
-def _ctxkeep_cli(path: Path) -> int:
+def _compiled_package() -> dict[str, str]:
+    """Byte-compile the ctxkeep being timed, as ``pip install`` does, and return the
+    environment of the command: with ``PYTHONDONTWRITEBYTECODE`` set (as in this
+    workplace's shells) and no ``__pycache__`` in a checkout, every run of the command
+    compiled all its modules again, which a user's install never does."""
+    package = str(Path(ctxkeep.__file__).parent)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([sys.executable, "-m", "compileall", "-q", package], check=True, env=env)
+    return env
+
+
+def _ctxkeep_cli(path: Path, env: dict[str, str]) -> int:
     """The command a user runs, interpreter start-up and JSON output included."""
     proc = subprocess.run(
         [sys.executable, "-m", "ctxkeep", "audit", "--format", "json", str(path)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         check=False,
+        env=env,
     )
     if proc.returncode not in (0, 1):  # 1: findings, which this log has
         raise RuntimeError(f"ctxkeep audit exited {proc.returncode}: {proc.stderr.decode()}")
@@ -365,7 +378,8 @@ def main() -> None:
             f"session of {len(session.events):,} events, {len(session.compactions)} "
             f"compactions ({small.stat().st_size / 1e6:.0f} MB): {t_small:.2f} s"
         )
-        t_cli, _ = best_of(max(args.runs, 3), lambda: _ctxkeep_cli(small))
+        env = _compiled_package()
+        t_cli, _ = best_of(max(args.runs, 3), lambda: _ctxkeep_cli(small, env))
         print(f"the same as `ctxkeep audit --format json` in a subprocess: {t_cli:.2f} s")
 
 
