@@ -163,3 +163,10 @@ class CompactionRule(Rule):
     def check_compaction(self, view: CompactionView) -> Iterator[Finding]:
         """Yield this rule's findings about ``view.compaction``."""
         raise NotImplementedError
+
+    def at_boundary(self, view: CompactionView, message: str) -> Finding:
+        """A finding about the compaction as a whole, located at its boundary record."""
+        c = view.compaction
+        return self.finding(
+            view.session, message, compaction=c.index, seqs=[c.start_seq], lines=[c.line]
+        )

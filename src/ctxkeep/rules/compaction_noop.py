@@ -41,10 +41,4 @@ class CompactionNoop(CompactionRule):
             reason = f"tokens went from {before:,} to {after:,}"
         else:
             return
-        yield self.finding(
-            view.session,
-            f"compaction {c.index} did not shrink the context: {reason}",
-            compaction=c.index,
-            seqs=[c.start_seq],
-            lines=[c.line],
-        )
+        yield self.at_boundary(view, f"compaction {c.index} did not shrink the context: {reason}")

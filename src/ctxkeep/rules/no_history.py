@@ -30,11 +30,8 @@ class NoHistory(CompactionRule):
     def check_compaction(self, view: CompactionView) -> Iterator[Finding]:
         if view.summary is None or view.has_history:
             return
-        c = view.compaction
-        yield self.finding(
-            view.session,
-            f"compaction {c.index} has a summary but none of the history it replaced is in the log",
-            compaction=c.index,
-            seqs=[c.start_seq],
-            lines=[c.line],
+        yield self.at_boundary(
+            view,
+            f"compaction {view.compaction.index} has a summary but none of the history it "
+            "replaced is in the log",
         )

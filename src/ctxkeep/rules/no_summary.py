@@ -38,10 +38,4 @@ class NoSummary(CompactionRule):
             why = "its summary is empty"
         else:
             return
-        yield self.finding(
-            view.session,
-            f"compaction {c.index} cannot be audited: {why}",
-            compaction=c.index,
-            seqs=[c.start_seq],
-            lines=[c.line],
-        )
+        yield self.at_boundary(view, f"compaction {c.index} cannot be audited: {why}")
