@@ -99,3 +99,21 @@ def test_options_come_from_the_environment_after_explicit_values() -> None:
     env = {"CTXKEEP_SCORE_URL": "http://e", "CTXKEEP_SCORE_KEY": "K", "CTXKEEP_SCORE_TIMEOUT": "x"}
     options = ScorerOptions.from_env(url="http://given", environ=env)
     assert (options.url, options.key, options.timeout) == ("http://given", "K", 10.0)
+
+
+@pytest.mark.parametrize(
+    ("given", "value", "expected"),
+    [(3.0, "7", 3.0), (None, "7", 7.0), (None, "", 10.0), (None, "x", 10.0), (None, "-1", 10.0),
+     (0.0, "7", 10.0)],
+)  # fmt: skip
+def test_a_timeout_is_the_given_one_then_the_environments_then_the_default(
+    given: float | None, value: str, expected: float
+) -> None:
+    from ctxkeep.compactor.abstractive import SummarizerOptions
+
+    env_score = {"CTXKEEP_SCORE_TIMEOUT": value}
+    env_summary = {"CTXKEEP_SUMMARY_TIMEOUT": value}
+    assert ScorerOptions.from_env(timeout=given, environ=env_score).timeout == expected
+    default = SummarizerOptions().timeout
+    summary = SummarizerOptions.from_env(timeout=given, environ=env_summary).timeout
+    assert summary == (default if expected == 10.0 else expected)

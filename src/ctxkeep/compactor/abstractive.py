@@ -80,17 +80,16 @@ class SummarizerOptions:
     ) -> SummarizerOptions:
         """Explicit values first, then ``CTXKEEP_SUMMARY_URL``, ``CTXKEEP_SUMMARY_MODEL``,
         ``CTXKEEP_SUMMARY_TIMEOUT``; the key only from ``CTXKEEP_SUMMARY_KEY``."""
+        from ctxkeep.scorers._transport import timeout_from_env
+
         env = os.environ if environ is None else environ
-        if timeout is None:
-            try:
-                timeout = float(env.get("CTXKEEP_SUMMARY_TIMEOUT", "") or DEFAULT_SUMMARY_TIMEOUT)
-            except ValueError:
-                timeout = DEFAULT_SUMMARY_TIMEOUT
         return cls(
             url=url or env.get("CTXKEEP_SUMMARY_URL") or None,
             key=env.get("CTXKEEP_SUMMARY_KEY") or None,
             model=model or env.get("CTXKEEP_SUMMARY_MODEL") or None,
-            timeout=timeout if timeout > 0 else DEFAULT_SUMMARY_TIMEOUT,
+            timeout=timeout_from_env(
+                timeout, env, "CTXKEEP_SUMMARY_TIMEOUT", DEFAULT_SUMMARY_TIMEOUT
+            ),
         )
 
 

@@ -55,17 +55,14 @@ class ScorerOptions:
         environ: Mapping[str, str] | None = None,
     ) -> ScorerOptions:
         """Explicit values first, then the ``CTXKEEP_SCORE_*`` environment variables."""
+        from ctxkeep.scorers._transport import timeout_from_env
+
         env = os.environ if environ is None else environ
-        if timeout is None:
-            try:
-                timeout = float(env.get("CTXKEEP_SCORE_TIMEOUT", "") or DEFAULT_TIMEOUT)
-            except ValueError:
-                timeout = DEFAULT_TIMEOUT
         return cls(
             url=url or env.get("CTXKEEP_SCORE_URL") or None,
             key=key or env.get("CTXKEEP_SCORE_KEY") or None,
             model=model or env.get("CTXKEEP_SCORE_MODEL") or None,
-            timeout=timeout if timeout > 0 else DEFAULT_TIMEOUT,
+            timeout=timeout_from_env(timeout, env, "CTXKEEP_SCORE_TIMEOUT", DEFAULT_TIMEOUT),
         )
 
 
