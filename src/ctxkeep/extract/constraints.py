@@ -56,8 +56,6 @@ from ctxkeep.extract.filters import (
 )
 
 __all__ = [
-    "CONSTRAINT_HINTS",
-    "CONSTRAINT_HINTS_ZH",
     "Constraint",
     "ConstraintKind",
     "extract_constraints",
@@ -190,21 +188,9 @@ _ASCII_MARKER = re.compile(
     re.IGNORECASE | re.ASCII,
 )
 
-# Every ASCII marker and rules heading holds one of these in its lower-cased text, every
-# Chinese one one of the Chinese hints (tests/extract hold this).
-CONSTRAINT_HINTS = (
-    "not", "n't", "n\u2019t", "dont", "never", "avoid", "no", "refrain", "stop", "must",
-    "always", "sure", "remember", "need", "have", "has", "should", "now", "forward",
-    "time", "keep", "preserve", "maintain", "retain", "follow", "respect", "hono", "cap",
-    "only", "just", "solely", "exclusively", "most", "nothing", "limit", "restrict",
-    "stick", "stay", "option", "approach", "first", "second", "third", "last", "former",
-    "latter", "with", "said", "told", "asked", "wrong", "what", "meant", "again", "let",
-    "prefer", "rather", "would", "use", "leave", "favo", "reuse", "want", "need", "why",
-    "be",
-    # the words of a rules heading ("Constraints:"), whose items need no marker
-    "rule", "constraint", "requirement", "guideline", "convention", "instruction",
-)  # fmt: skip
-CONSTRAINT_HINTS_ZH = (
+# Every Chinese marker and rules heading holds one of these (tests/extract hold this:
+# _may_hold lets through every text with a marker).
+_CJK_HINTS = (
     "不要", "别", "禁止", "不得", "不许", "不准", "勿", "严禁", "避免", "不用", "不能", "必须",
     "务必", "一定要", "始终", "确保", "记得", "每次", "都要", "以后", "今后", "从现在开始",
     "应该", "应当", "一律", "统一", "保持", "保留", "遵守", "遵循", "只", "仅", "暂时", "最多",
@@ -212,7 +198,6 @@ CONSTRAINT_HINTS_ZH = (
     "还原", "撤销", "我的意思是", "希望", "我想要", "我更喜欢", "尽量", "最好", "优先", "用",
     "采用", "换成", "要求", "约束", "规则", "规范", "注意事项", "原则",
 )  # fmt: skip
-_CJK_HINTS = CONSTRAINT_HINTS_ZH
 
 
 # Every ASCII marker and rules heading holds one of these as a whole word of the
@@ -240,8 +225,8 @@ def _may_hold(text: str) -> bool:
 
 
 # The words an ASCII marker can start with (their letters up to an apostrophe: "don't"
-# starts with "don"): a marker starts where such a word does, so short ASCII text is
-# matched only there (tests/extract/test_properties.py holds this equal to a full scan).
+# starts with "don"): a marker starts where such a word does, so text is matched only
+# there (tests/extract/test_properties.py holds this equal to a full scan).
 _START_WORDS = words_of(
     "do don dont never must mustn should shouldn avoid let lets no refrain stop doesn "
     "does needn always make ensure be remember need needs have has from going every each "
@@ -251,21 +236,6 @@ _START_WORDS = words_of(
     "nope why we can could use prefer leave favour favor reuse"
 )
 _ALPHA_RUN = re.compile(r"[a-z]+")
-
-
-def _ascii_matches(text: str) -> list[re.Match[str]]:
-    """:data:`_ASCII_MARKER`'s matches in ASCII ``text``, tried only where a word that can
-    start a marker starts (one tokenising pass instead of every alternative everywhere)."""
-    found: list[re.Match[str]] = []
-    end = 0
-    for word in _ALPHA_RUN.finditer(text.lower()):
-        if word.start() < end or word.group() not in _START_WORDS:
-            continue
-        match = _ASCII_MARKER.match(text, word.start())
-        if match is not None:
-            found.append(match)
-            end = match.end()
-    return found
 
 
 # Where a marker can start in any text: an ASCII word (a run of letters; \b needs one
@@ -279,19 +249,25 @@ _CJK_START = re.compile(
 )
 
 
-def _matches_at_starts(text: str) -> list[re.Match[str]]:
-    """:data:`_MARKER`'s matches in ``text``, as :meth:`re.Pattern.finditer` finds them,
-    tried only where a marker can start (a full scan tries every alternative at every
-    position: ~1.4 MB/s on real text, 0.7 ms a message of 1,000 characters)."""
+def _starts(text: str) -> list[int]:
+    """Where a marker can start in ``text``, in order (see :data:`_START_WORDS`)."""
+    if text.isascii():  # lower-casing keeps ASCII offsets: one pass over the lowered text
+        return [w.start() for w in _ALPHA_RUN.finditer(text.lower()) if w.group() in _START_WORDS]
     starts = [w.start() for w in _ASCII_WORD.finditer(text) if w.group().lower() in _START_WORDS]
     starts.extend(m.start() for m in _CJK_START.finditer(text))
-    starts.sort()
+    return sorted(starts)
+
+
+def _matches_at_starts(text: str, pattern: re.Pattern[str] = _MARKER) -> list[re.Match[str]]:
+    """``pattern``'s matches in ``text``, as :meth:`re.Pattern.finditer` finds them, tried
+    only where a marker can start (a full scan of :data:`_MARKER` tries every alternative
+    at every position: ~1.4 MB/s on real text, 0.7 ms a message of 1,000 characters)."""
     found: list[re.Match[str]] = []
     end = 0
-    for start in starts:
+    for start in _starts(text):
         if start < end:
             continue
-        match = _MARKER.match(text, start)
+        match = pattern.match(text, start)
         if match is not None:
             found.append(match)
             end = match.end()
@@ -302,13 +278,12 @@ def _marker_matches(text: str) -> list[re.Match[str]]:
     """The matches of :data:`_MARKER` in ``text``, as one full scan would find them.
 
     Python's ``re`` pays per position and per alternative, so a text without a marker
-    word is rejected first, and the others are matched only where a marker can start.
+    word is rejected first, and the others are matched only where a marker can start
+    (ASCII text with the ASCII markers alone).
     """
     if not _may_hold(text):
         return []
-    if text.isascii():
-        return _ascii_matches(text)
-    return _matches_at_starts(text)
+    return _matches_at_starts(text, _ASCII_MARKER if text.isascii() else _MARKER)
 
 
 # ------------------------------------------------------------------------- polarity

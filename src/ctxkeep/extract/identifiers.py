@@ -244,8 +244,11 @@ def _compiled() -> tuple[tuple[int, re.Pattern[str]], ...]:
     """Each alternative compiled once, with its trigger classes, in priority order.
 
     Not one alternation per set of trigger classes: compiling those (up to 256, 62 on
-    the nine real logs; 5-9 ms each in ``re``'s Python parser) was 30% of auditing
-    the real logs (benchmarks/audit_real.py); these 17 compile in 9 ms in all.
+    the nine real logs, 5-9 ms each in ``re``'s Python parser; these 17 take 9 ms in
+    all) took the nine real logs' audit from 4.15 to 4.74 G instructions
+    (benchmarks/instructions.py). Nor one alternation of all 17, the plain version:
+    every region then tries every alternative, and the 200 MB benchmark log's audit
+    took 12% longer (benchmarks/audit_speed.py).
     """
     return tuple((needs, re.compile(source)) for needs, source in _ALTERNATIVES)
 
