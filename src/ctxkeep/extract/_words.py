@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
 
 import Stemmer
 
+from ctxkeep.extract._segmenter import cut
 from ctxkeep.extract._text import CJK_RUN, words_of
 from ctxkeep.extract.identifiers import extract_identifiers
 
@@ -117,14 +117,6 @@ def en_words(text: str) -> list[str]:
     return [s for s in stems if s]
 
 
-@functools.cache
-def _segmenter() -> Callable[[str], list[str]]:
-    import rjieba  # only for Chinese text: 0.1 s to load
-
-    cut: Callable[[str], list[str]] = rjieba.cut
-    return cut
-
-
 @functools.lru_cache(maxsize=8192)
 def zh_words(text: str) -> tuple[str, ...]:
     """The Chinese content words of ``text``: runs cut by the segmenter, stopwords out.
@@ -133,7 +125,7 @@ def zh_words(text: str) -> tuple[str, ...]:
     """
     words: list[str] = []
     for run in CJK_RUN.findall(text):
-        for word in _segmenter()(run):
+        for word in cut(run):
             if len(word) >= 2 and word not in _ZH_STOPWORDS:
                 words.append(word)
     return tuple(dict.fromkeys(words))
