@@ -13,8 +13,9 @@
 Why these two libraries (docs/judgement-constraints.md has the figures): PyStemmer is the
 Snowball project's own C stemmer (imports in 6 ms; the pure-Python ``snowballstemmer``
 imports all its 35 languages, 20-50 ms, and gives the same stems); ``rjieba`` segments
-13.6 M chars/s and loads in 0.1 s, where jieba is 30x slower and takes 0.8 s to load.
-rjieba is imported on the first Chinese text only.
+13.6 M chars/s, where jieba is 30x slower and takes 0.8 s to load. rjieba builds jieba's
+whole dictionary when imported (0.1-0.4 s); :mod:`ctxkeep.extract._segmenter` gives it only
+the words of the text instead, and cuts the same.
 """
 
 from __future__ import annotations
