@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import rjieba
@@ -54,6 +55,17 @@ def test_past_the_lazy_budget_the_whole_dictionary_cuts(monkeypatch: pytest.Monk
     assert segmenter.cut(first) == rjieba.cut(first)
     assert segmenter._whole is None
     assert segmenter.cut(second) == rjieba.cut(second)
+    assert segmenter._whole is not None
+
+
+@pytest.mark.parametrize("content", [None, b"", b"not a dictionary\n"])
+def test_without_its_dictionary_file_rjieba_cuts(tmp_path: Path, content: bytes | None) -> None:
+    """A missing or damaged data file (a broken install) costs time, never the cut."""
+    path = tmp_path / "jieba-words.txt"
+    if content is not None:
+        path.write_bytes(content)
+    segmenter = _Segmenter(path)
+    assert segmenter.cut("不要修改公共接口") == ["不要", "修改", "公共", "接口"]
     assert segmenter._whole is not None
 
 

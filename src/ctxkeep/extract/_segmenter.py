@@ -108,19 +108,23 @@ class _LazyDictionary:
 
 
 class _Segmenter:
-    def __init__(self) -> None:
+    def __init__(self, dictionary: Path = DICTIONARY) -> None:
         self._class = _segmenter_class()
-        self._dictionary = _LazyDictionary(DICTIONARY)
         self._lazy = self._class.empty()
         self._given: dict[str, int] = {}
         self._given_total = 0
         self._lazy_characters = 0
         self._whole: Any = None
+        self._dictionary: _LazyDictionary | None = None
+        try:
+            self._dictionary = _LazyDictionary(dictionary)
+        except (OSError, ValueError, IndexError):
+            self._whole = self._class()  # the file is missing or damaged: rjieba's own
 
     def cut(self, run: str) -> list[str]:
         if self._whole is None and self._lazy_characters + len(run) > LAZY_CHARACTERS:
             self._whole = self._class()  # jieba's whole dictionary, built once
-        if self._whole is not None:
+        if self._whole is not None or self._dictionary is None:
             return list(self._whole.cut(run))
         self._lazy_characters += len(run)
         for start in range(len(run)):
