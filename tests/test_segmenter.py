@@ -92,3 +92,15 @@ def test_the_dictionary_file() -> None:
     assert all(CJK_RUN.fullmatch(w) for w in _WORDS)
     assert dictionary.words_at("公共接口", 0) == [("公", 5628), ("公共", 4271)]
     assert dictionary.words_at("\ue000", 0) == []
+
+
+def test_threads_share_one_segmenter() -> None:
+    """An MCP server may audit in threads: words given by one never reach the other
+    half-done (one rjieba object takes add_word and cut)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    segmenter = _Segmenter()
+    runs = [w + v for w in _WORDS[1000:1040] for v in ("公共接口", "不能修改")]
+    with ThreadPoolExecutor(4) as pool:
+        cuts = list(pool.map(segmenter.cut, runs))
+    assert cuts == [rjieba.cut(r) for r in runs]

@@ -26,6 +26,7 @@ import functools
 import importlib.machinery
 import importlib.util
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -116,12 +117,17 @@ class _Segmenter:
         self._lazy_characters = 0
         self._whole: Any = None
         self._dictionary: _LazyDictionary | None = None
+        self._lock = threading.Lock()  # add_word and cut share one rjieba object
         try:
             self._dictionary = _LazyDictionary(dictionary)
         except (OSError, ValueError, IndexError):
             self._whole = self._class()  # the file is missing or damaged: rjieba's own
 
     def cut(self, run: str) -> list[str]:
+        with self._lock:
+            return self._cut(run)
+
+    def _cut(self, run: str) -> list[str]:
         if self._whole is None and self._lazy_characters + len(run) > LAZY_CHARACTERS:
             self._whole = self._class()  # jieba's whole dictionary, built once
         if self._whole is not None or self._dictionary is None:
