@@ -57,7 +57,7 @@ from ctxkeep.compactor.result import (
     frozen_from_columns,
 )
 from ctxkeep.compactor.score import Scoring, resolve_scorer, score, scorer_name
-from ctxkeep.compactor.segment import Segments, Unit, group_units, read_segments
+from ctxkeep.compactor.segment import Segments, Unit, group_units, read_segments, unit_of_each
 from ctxkeep.compactor.summary import (
     Summarizer,
     SummaryRequest,
@@ -199,18 +199,13 @@ def _to_score_order(units: Sequence[Unit], own: Sequence[str]) -> list[int]:
     """The messages that may be scored, in order of their unit's first message (a remote
     scorer's batches follow the conversation): a message alone unless it is protected; a
     tool unit when none of its members is."""
-    first_of: dict[int, tuple[int, ...]] = {}
-    in_unit: set[int] = set()
-    for unit in units:
-        in_unit.update(unit.members)
-        if not unit.broken and not any(own[i] for i in unit.members):
-            first_of[unit.members[0]] = unit.members
     order: list[int] = []
-    for i, reason in enumerate(own):
-        if i in in_unit:
-            order.extend(first_of.get(i, ()))
-        elif not reason:
-            order.append(i)
+    for i, (reason, unit) in enumerate(zip(own, unit_of_each(units, len(own)), strict=True)):
+        if unit is None:
+            if not reason:
+                order.append(i)
+        elif i == unit.members[0] and not unit.broken and not any(own[k] for k in unit.members):
+            order.extend(unit.members)
     return order
 
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ctxkeep.compactor.segment import Segments, Unit
+from ctxkeep.compactor.segment import Segments, Unit, unit_of_each
 from ctxkeep.scorers import Score
 
 __all__ = [
@@ -140,14 +140,10 @@ def classify(
     """Sort every unit into forced, choices and orphans (see the module docstring)."""
     sizes, tokens = segments.sizes, segments.tokens
     out = Classified()
-    unit_at = {unit.members[0]: unit for unit in units}
-    in_unit = {i for unit in units for i in unit.members}
-    for i in range(len(segments)):
-        unit = unit_at.get(i)
+    for i, unit in enumerate(unit_of_each(units, len(segments))):
         if unit is not None:
-            _classify_unit(unit, own, scores, min_confidence, segments, out)
-        elif i in in_unit:
-            continue  # a later member of a unit met at its first
+            if i == unit.members[0]:  # a unit is met at its first member
+                _classify_unit(unit, own, scores, min_confidence, segments, out)
         elif own[i]:
             out.forced.append(Forced((i,), (own[i],), sizes[i], tokens[i]))
         else:

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 from ctxkeep.base.messages import Dialect, message_parts
 from ctxkeep.base.tokens import count_tokens
 
-__all__ = ["Segment", "Segments", "Unit", "group_units", "read_segments"]
+__all__ = ["Segment", "Segments", "Unit", "group_units", "read_segments", "unit_of_each"]
 
 
 class Segment(NamedTuple):
@@ -195,3 +195,13 @@ def group_units(segments: Segments) -> list[Unit]:
         else:
             units.append(Unit(members, False, False))
     return units
+
+
+def unit_of_each(units: Sequence[Unit], n: int) -> list[Unit | None]:
+    """The tool unit of each of ``n`` messages, None for a message that is a unit of its
+    own (:func:`group_units` lists only tool units)."""
+    unit_of: list[Unit | None] = [None] * n
+    for unit in units:
+        for i in unit.members:
+            unit_of[i] = unit
+    return unit_of
