@@ -11,7 +11,6 @@ the last message, which are still waiting for their results.
 from __future__ import annotations
 
 import hashlib
-import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress
@@ -106,7 +105,7 @@ def read_segments(messages: Sequence[Any], *, exact_tokens: bool = True) -> Segm
     raws = [text.encode("utf-8", "surrogatepass") for text in texts]
     sizes = list(map(len, raws))
     tokens = list(map(count_tokens, texts)) if exact_tokens else [(size + 3) // 4 for size in sizes]
-    hashes = list(map(_hexdigest, map(hashlib.sha256, raws)))
+    hashes = [hashlib.sha256(raw).hexdigest() for raw in raws]
     if "ctxkeep" in dialects:
         kinds = [
             message.get("type") if dialect == "ctxkeep" else None
@@ -120,9 +119,6 @@ def read_segments(messages: Sequence[Any], *, exact_tokens: bool = True) -> Segm
         dialects, roles, texts, sizes, tokens, hashes, calls, results, native_calls,
         native_messages,
     )  # fmt: skip
-
-
-_hexdigest = operator.methodcaller("hexdigest")
 
 
 def group_units(segments: Segments) -> list[Unit]:
