@@ -203,18 +203,21 @@ def fit_soft(n: int, classified: Classified, budget: Budget, summary_bytes: int)
     selection.over_bytes, selection.over_tokens = over
     room_b, room_t = _room(budget, selection, summary_bytes)
     dropped_reason = "over-budget" if selection.over else "budget"
+    kept, reasons, dropped = selection.kept, selection.reasons, selection.dropped
     for choice in classified.choices:
         alone = len(choice.members) == 1
         if choice.bytes <= room_b and choice.tokens <= room_t:
             room_b -= choice.bytes
             room_t -= choice.tokens
+            reason = "selected" if alone else "paired:selected"
             for i in choice.members:
-                selection.reasons[i] = "selected" if alone else "paired:selected"
+                reasons[i] = reason
         else:
+            reason = dropped_reason if alone else f"paired:{dropped_reason}"
             for i in choice.members:
-                selection.kept[i] = False
-                selection.reasons[i] = dropped_reason if alone else f"paired:{dropped_reason}"
-            selection.dropped.extend(choice.members)
+                kept[i] = False
+                reasons[i] = reason
+            dropped.extend(choice.members)
     return selection
 
 
