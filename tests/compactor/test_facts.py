@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from ctxkeep.compactor.facts import FactSource, collect_facts, is_question, select_facts
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctxkeep.compactor.facts import (
+    _CONNECTIVES,
+    FactSource,
+    _trim_words,
+    collect_facts,
+    is_question,
+    select_facts,
+)
 
 
 def _facts(*said: tuple[str, str]) -> list[str]:
@@ -41,3 +51,28 @@ def test_a_question_ranks_below_the_same_words_said_as_a_statement() -> None:
         "The museum in Amsterdam is open on Mondays",
         "Is the museum in Amsterdam open on Mondays",
     ]
+
+
+def _trim_words_one_by_one(text: str, start: int, end: int) -> tuple[int, int]:
+    """The plain way: each connective, in order, skipped once when the text goes on with it."""
+    head = text[start : start + 40].lower()
+    skipped = 0
+    for lead in _CONNECTIVES:
+        if head.startswith(lead, skipped):
+            skipped += len(lead)
+    return start + skipped, end
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([*_CONNECTIVES, "AND ", "So ", "and", "by the", "x", " ", "İ", "而"]),
+        max_size=8,
+    ),
+    st.integers(0, 3),
+)
+def test_leading_connectives_are_trimmed_as_one_startswith_per_connective(
+    pieces: list[str], start: int
+) -> None:
+    text = "ab " + "".join(pieces) + "the fact"
+    assert _trim_words(text, start, len(text)) == _trim_words_one_by_one(text, start, len(text))

@@ -31,6 +31,7 @@ import os
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from itertools import compress
 from typing import Any
 
 from ctxkeep.base._gc import cyclic_gc_paused
@@ -57,7 +58,7 @@ from ctxkeep.compactor.result import (
     frozen_from_columns,
 )
 from ctxkeep.compactor.score import Scoring, resolve_scorer, score, scorer_name
-from ctxkeep.compactor.segment import Segments, Unit, group_units, read_segments
+from ctxkeep.compactor.segment import Segments, Unit, group_units, read_segments, unit_of_each
 from ctxkeep.compactor.summary import (
     Summarizer,
     SummaryRequest,
@@ -199,18 +200,13 @@ def _to_score_order(units: Sequence[Unit], own: Sequence[str]) -> list[int]:
     """The messages that may be scored, in order of their unit's first message (a remote
     scorer's batches follow the conversation): a message alone unless it is protected; a
     tool unit when none of its members is."""
-    first_of: dict[int, tuple[int, ...]] = {}
-    in_unit: set[int] = set()
-    for unit in units:
-        in_unit.update(unit.members)
-        if not unit.broken and not any(own[i] for i in unit.members):
-            first_of[unit.members[0]] = unit.members
     order: list[int] = []
-    for i, reason in enumerate(own):
-        if i in in_unit:
-            order.extend(first_of.get(i, ()))
-        elif not reason:
-            order.append(i)
+    for i, (reason, unit) in enumerate(zip(own, unit_of_each(units, len(own)), strict=True)):
+        if unit is None:
+            if not reason:
+                order.append(i)
+        elif i == unit.members[0] and not unit.broken and not any(own[k] for k in unit.members):
+            order.extend(unit.members)
     return order
 
 
@@ -415,7 +411,7 @@ def _assemble(run: _Run, plan: Plan, summary_text: str | None, run_id: str) -> C
     """Step 6: the output list, a decision per message, the stats."""
     segments, messages = run.segments, run.messages
     n = len(segments)
-    out = [plan.replaced.get(i, messages[i]) for i in range(n) if plan.kept[i]]
+    out = [plan.replaced.get(i, messages[i]) for i in compress(range(n), plan.kept)]
     summary: Any | None = None
     summary_index: int | None = None
     summary_bytes = summary_tokens = 0
@@ -430,12 +426,12 @@ def _assemble(run: _Run, plan: Plan, summary_text: str | None, run_id: str) -> C
         summary_bytes = utf8_size(summary_text)
         summary_tokens = count_tokens(summary_text) if run.exact else estimate_tokens(summary_text)
     decisions = _decisions(run, plan)
-    bytes_after = tokens_after = 0
-    for i in range(n):
+    bytes_after = sum(compress(segments.sizes, plan.kept))
+    tokens_after = sum(compress(segments.tokens, plan.kept))
+    for i, (size_b, size_t) in plan.sizes.items():  # the messages kept shortened
         if plan.kept[i]:
-            size_b, size_t = plan.sizes.get(i, (segments.sizes[i], segments.tokens[i]))
-            bytes_after += size_b
-            tokens_after += size_t
+            bytes_after += size_b - segments.sizes[i]
+            tokens_after += size_t - segments.tokens[i]
     own = run.protection.reasons
     kept_count = sum(plan.kept)
     pinned = sum(1 for reason in own if reason.startswith("pinned:"))
@@ -450,7 +446,7 @@ def _assemble(run: _Run, plan: Plan, summary_text: str | None, run_id: str) -> C
         kept=kept_count,
         dropped=n - kept_count,
         pinned=pinned,
-        protected=sum(1 for i in range(n) if plan.kept[i] and own[i]),
+        protected=sum(1 for reason in compress(own, plan.kept) if reason),
         over_budget_bytes=plan.over_bytes,
         over_budget_tokens=plan.over_tokens,
         summary_bytes=summary_bytes,

@@ -164,14 +164,17 @@ def _starts_sentence(text: str, at: int) -> bool:
     return k < 0 or text[k] in ".!?:\n。！？：；"
 
 
+_CONNECTIVES = ("and ", "but ", "so ", "also ", "oh ", "btw ", "by the way ", "而且", "另外")
+_LEADING_CONNECTIVES = re.compile("".join(f"(?:{re.escape(lead)})?" for lead in _CONNECTIVES))
+"""Each connective at most once, in the order of :data:`_CONNECTIVES` ("and so", not
+"so and"): one match instead of a startswith per connective."""
+
+
 def _trim_words(text: str, start: int, end: int) -> tuple[int, int]:
     """``(start, end)`` past leading connectives (and, but, so, also, 而且, 另外)."""
     head = text[start : start + 40].lower()
-    skipped = 0
-    for lead in ("and ", "but ", "so ", "also ", "oh ", "btw ", "by the way ", "而且", "另外"):
-        if head.startswith(lead, skipped):
-            skipped += len(lead)
-    return start + skipped, end
+    skipped = _LEADING_CONNECTIVES.match(head)
+    return start + (skipped.end() if skipped is not None else 0), end
 
 
 def _pieces(
@@ -268,6 +271,8 @@ _DIGITS = re.compile(r"\d+")
 def _frame(key: str) -> str:
     """A fact's words with its numbers masked and its leading connectives gone: two facts
     of one frame are one fact whose value changed."""
+    if not key:
+        return ""
     frame = _DIGITS.sub("#", key)
     lead = _LEAD_RUN.match(frame)
     return frame if lead is None else frame[lead.end() :]

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ctxkeep.compactor.segment import Segments, Unit
+from ctxkeep.compactor.segment import Segments, Unit, unit_of_each
 from ctxkeep.scorers import Score
 
 __all__ = [
@@ -140,14 +140,10 @@ def classify(
     """Sort every unit into forced, choices and orphans (see the module docstring)."""
     sizes, tokens = segments.sizes, segments.tokens
     out = Classified()
-    unit_at = {unit.members[0]: unit for unit in units}
-    in_unit = {i for unit in units for i in unit.members}
-    for i in range(len(segments)):
-        unit = unit_at.get(i)
+    for i, unit in enumerate(unit_of_each(units, len(segments))):
         if unit is not None:
-            _classify_unit(unit, own, scores, min_confidence, segments, out)
-        elif i in in_unit:
-            continue  # a later member of a unit met at its first
+            if i == unit.members[0]:  # a unit is met at its first member
+                _classify_unit(unit, own, scores, min_confidence, segments, out)
         elif own[i]:
             out.forced.append(Forced((i,), (own[i],), sizes[i], tokens[i]))
         else:
@@ -207,18 +203,21 @@ def fit_soft(n: int, classified: Classified, budget: Budget, summary_bytes: int)
     selection.over_bytes, selection.over_tokens = over
     room_b, room_t = _room(budget, selection, summary_bytes)
     dropped_reason = "over-budget" if selection.over else "budget"
+    kept, reasons, dropped = selection.kept, selection.reasons, selection.dropped
     for choice in classified.choices:
         alone = len(choice.members) == 1
         if choice.bytes <= room_b and choice.tokens <= room_t:
             room_b -= choice.bytes
             room_t -= choice.tokens
+            reason = "selected" if alone else "paired:selected"
             for i in choice.members:
-                selection.reasons[i] = "selected" if alone else "paired:selected"
+                reasons[i] = reason
         else:
+            reason = dropped_reason if alone else f"paired:{dropped_reason}"
             for i in choice.members:
-                selection.kept[i] = False
-                selection.reasons[i] = dropped_reason if alone else f"paired:{dropped_reason}"
-            selection.dropped.extend(choice.members)
+                kept[i] = False
+                reasons[i] = reason
+            dropped.extend(choice.members)
     return selection
 
 

@@ -15,7 +15,7 @@ from ctxkeep.compactor.pins import PinSet, compile_pins
 from ctxkeep.compactor.segment import Segments
 from ctxkeep.extract import extract_constraints
 
-__all__ = ["SYSTEM_ROLES", "Protection", "is_tool_traffic", "last_user_message", "protect"]
+__all__ = ["SYSTEM_ROLES", "Protection", "last_user_message", "protect", "tool_traffic"]
 
 SYSTEM_ROLES = frozenset({"system", "developer"})
 
@@ -40,14 +40,15 @@ class Protection:
         them here rather than extracting again."""
 
 
-def is_tool_traffic(segments: Segments, i: int) -> bool:
-    """A message that makes or answers tool calls, or a ``tool`` message."""
-    return bool(
-        segments.calls[i]
-        or segments.results[i]
-        or segments.native_calls[i]
-        or segments.roles[i] == "tool"
+def tool_traffic(segments: Segments) -> list[bool]:
+    """For each message, whether it makes or answers tool calls, or is a ``tool`` message."""
+    columns = zip(
+        segments.calls, segments.results, segments.native_calls, segments.roles, strict=True
     )
+    return [
+        bool(calls or results or native or role == "tool")
+        for calls, results, native, role in columns
+    ]
 
 
 def last_user_message(segments: Segments) -> int | None:
@@ -72,15 +73,13 @@ def protect(
     problems.extend(pin_problems)
     n = len(segments)
     recent_from = max(0, n - keep_recent)
-    reasons = [""] * n
-    prose = [""] * n
-    for i in range(n):
-        if segments.roles[i] in SYSTEM_ROLES:
-            reasons[i] = "system"
-        elif i >= recent_from:
-            reasons[i] = "recent"
-        if not is_tool_traffic(segments, i):
-            prose[i] = segments.texts[i]
+    reasons = ["system" if role in SYSTEM_ROLES else "" for role in segments.roles]
+    for i in range(recent_from, n):
+        reasons[i] = reasons[i] or "recent"
+    prose = [
+        "" if tool else text
+        for text, tool in zip(segments.texts, tool_traffic(segments), strict=True)
+    ]
     unpinned = [i for i in range(recent_from) if not reasons[i]]
     found = pins.pins_of([segments.texts[i] for i in unpinned], [prose[i] for i in unpinned])
     for i, pin in zip(unpinned, found, strict=True):

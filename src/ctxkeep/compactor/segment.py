@@ -11,7 +11,6 @@ the last message, which are still waiting for their results.
 from __future__ import annotations
 
 import hashlib
-import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress
@@ -20,7 +19,7 @@ from typing import Any, NamedTuple
 from ctxkeep.base.messages import Dialect, message_parts
 from ctxkeep.base.tokens import count_tokens
 
-__all__ = ["Segment", "Segments", "Unit", "group_units", "read_segments"]
+__all__ = ["Segment", "Segments", "Unit", "group_units", "read_segments", "unit_of_each"]
 
 
 class Segment(NamedTuple):
@@ -106,7 +105,7 @@ def read_segments(messages: Sequence[Any], *, exact_tokens: bool = True) -> Segm
     raws = [text.encode("utf-8", "surrogatepass") for text in texts]
     sizes = list(map(len, raws))
     tokens = list(map(count_tokens, texts)) if exact_tokens else [(size + 3) // 4 for size in sizes]
-    hashes = list(map(_hexdigest, map(hashlib.sha256, raws)))
+    hashes = [hashlib.sha256(raw).hexdigest() for raw in raws]
     if "ctxkeep" in dialects:
         kinds = [
             message.get("type") if dialect == "ctxkeep" else None
@@ -120,9 +119,6 @@ def read_segments(messages: Sequence[Any], *, exact_tokens: bool = True) -> Segm
         dialects, roles, texts, sizes, tokens, hashes, calls, results, native_calls,
         native_messages,
     )  # fmt: skip
-
-
-_hexdigest = operator.methodcaller("hexdigest")
 
 
 def group_units(segments: Segments) -> list[Unit]:
@@ -195,3 +191,13 @@ def group_units(segments: Segments) -> list[Unit]:
         else:
             units.append(Unit(members, False, False))
     return units
+
+
+def unit_of_each(units: Sequence[Unit], n: int) -> list[Unit | None]:
+    """The tool unit of each of ``n`` messages, None for a message that is a unit of its
+    own (:func:`group_units` lists only tool units)."""
+    unit_of: list[Unit | None] = [None] * n
+    for unit in units:
+        for i in unit.members:
+            unit_of[i] = unit
+    return unit_of

@@ -15,6 +15,7 @@ import math
 import operator
 import re
 from collections.abc import Iterable, Sequence
+from itertools import accumulate
 
 from ctxkeep.scorers.base import Score, ScoreRequest
 
@@ -57,10 +58,7 @@ def _is_term_char(ch: str) -> bool:
 def join_offsets(lengths: Iterable[int]) -> list[int]:
     """Where each text starts when texts of ``lengths`` are joined by a one-character
     separator (NUL), and one past the end."""
-    offsets = [0]
-    for length in lengths:
-        offsets.append(offsets[-1] + length + 1)
-    return offsets
+    return list(accumulate([length + 1 for length in lengths], initial=0))
 
 
 CHUNK_CHARS = 65_536
