@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ctxkeep.extract import (
@@ -182,3 +182,41 @@ def test_markers_matched_where_they_can_start_equal_a_full_scan(text: str) -> No
     assert [m.span() for m in _matches_at_starts(text)] == full
     if not text.isascii() and _may_hold(text):
         assert [m.span() for m in _marker_matches(text)] == full
+
+
+# Abbreviations, their neighbours and the characters around a full stop that the
+# abbreviation test looks at (case folding: long s, Kelvin sign).
+_SENTENCE_PIECES = st.sampled_from(
+    [
+        "e.g", "i.e", "etc", "vs", "cf", "incl", "approx", "esp", "Etc", "E.G", "e\u017fp",
+        "xetc", ".etc", "_vs", "a", "approxx", ".", ". ", "\n", " ", "!", "?", "。", "use x",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(_SENTENCE_PIECES, max_size=24).map("".join))
+@example("approx\n. a")  # the longest abbreviation, and ``$`` before a line break
+def test_abbreviation_test_near_the_stop_equals_the_whole_text_one(text: str) -> None:
+    from ctxkeep.extract import _clauses
+    from ctxkeep.extract._text import trimmed_span
+
+    plain: list[tuple[int, int]] = []
+    start = 0
+    line_start = 0
+    for match in _clauses._SENTENCE_END.finditer(text):
+        if match.group() == "\n":
+            wrapped = _clauses._wrapped(text, line_start, match.start())
+            line_start = match.end()
+            if wrapped:
+                continue
+        elif match.group() == "." and _clauses._ABBREVIATION.search(text, 0, match.start()):
+            continue
+        span = trimmed_span(text, start, match.start())
+        if span[0] < span[1]:
+            plain.append(span)
+        start = match.end()
+    span = trimmed_span(text, start, len(text))
+    if span[0] < span[1]:
+        plain.append(span)
+    assert _clauses.sentences(text) == plain

@@ -101,6 +101,10 @@ def _wrapped(text: str, line_start: int, newline: int) -> bool:
 
 
 _ABBREVIATION = re.compile(r"(?<![\w.])(?:e\.g|i\.e|etc|vs|cf|incl|approx|esp)$", re.IGNORECASE)
+# How far before a full stop an abbreviation can start: the longest one ("approx"), and
+# the line break that ``$`` may stand before. Searching only there keeps a long text's
+# full stops from each searching all of the text before them.
+_ABBREVIATION_REACH = 7
 
 
 def sentences(text: str) -> list[tuple[int, int]]:
@@ -119,7 +123,9 @@ def sentences(text: str) -> list[tuple[int, int]]:
             line_start = match.end()
             if wrapped:
                 continue
-        elif match.group() == "." and _ABBREVIATION.search(text, 0, match.start()):
+        elif match.group() == "." and _ABBREVIATION.search(
+            text, max(0, match.start() - _ABBREVIATION_REACH), match.start()
+        ):
             continue  # "Use the actual text, e.g. …" goes on
         s, e = trimmed_span(text, start, match.start())
         if s < e:
