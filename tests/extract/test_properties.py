@@ -220,3 +220,26 @@ def test_abbreviation_test_near_the_stop_equals_the_whole_text_one(text: str) ->
     if span[0] < span[1]:
         plain.append(span)
     assert _clauses.sentences(text) == plain
+
+
+_BRACKET_TEXT = st.lists(
+    st.sampled_from(["(", ")", "[", "]", "{", "}", "（", "）", "【", "】", "「", "」", "a", " "]),
+    max_size=20,
+).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_BRACKET_TEXT, st.integers(0, 20), st.integers(0, 20))
+def test_bracket_start_by_brackets_equals_a_walk_over_every_character(
+    text: str, start: int, position: int
+) -> None:
+    from ctxkeep.extract.constraints import _bracket_start
+
+    start, position = min(start, len(text)), min(position, len(text))
+    opened: list[int] = []
+    for i in range(start, position):
+        if text[i] in "([{（【「":
+            opened.append(i)
+        elif text[i] in ")]}）】」" and opened:
+            opened.pop()
+    assert _bracket_start(text, start, position) == (opened[-1] + 1 if opened else start)

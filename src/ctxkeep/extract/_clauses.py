@@ -35,7 +35,7 @@ _CLAUSE_BREAK = re.compile(r"[,;:](?=\s)|[，；：]|—{1,2}|\s[-–—]{1,2}\s
 _OPENERS = "([{（【「『“《"
 _CLOSERS = ")]}）】」』”》"
 _TOGGLES = '"`'
-_NESTING = frozenset(_OPENERS + _CLOSERS + _TOGGLES)
+_NESTING = re.compile("[" + re.escape(_OPENERS + _CLOSERS + _TOGGLES) + "]")
 
 
 def _nested_at(text: str, start: int, end: int) -> list[bool]:
@@ -65,7 +65,7 @@ def clause_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
         s, e = trimmed_span(text, start, end)
         return [(s, e)] if s < e else []
     nested: list[bool] | None = None
-    if any(c in _NESTING for c in text[start:end]):
+    if _NESTING.search(text, start, end) is not None:
         nested = _nested_at(text, start, end)
     spans: list[tuple[int, int]] = []
     position = start

@@ -396,18 +396,16 @@ def _bracket_order(text: str, start: int, marker: _Marker) -> bool:
 
 
 _OPEN_BRACKETS = "([{（【「"
-_CLOSE_BRACKETS = ")]}）】」"
+_BRACKET = re.compile(r"[(\[{（【「)\]}）】」]")
 
 
 def _bracket_start(text: str, start: int, position: int) -> int:
     """Just after the innermost bracket still open at ``position`` (else ``start``)."""
-    if not any(c in _OPEN_BRACKETS for c in text[start:position]):
-        return start
     opened: list[int] = []
-    for i in range(start, position):
-        if text[i] in _OPEN_BRACKETS:
-            opened.append(i)
-        elif text[i] in _CLOSE_BRACKETS and opened:
+    for bracket in _BRACKET.finditer(text, start, position):
+        if bracket.group() in _OPEN_BRACKETS:
+            opened.append(bracket.start())
+        elif opened:
             opened.pop()
     return opened[-1] + 1 if opened else start
 
