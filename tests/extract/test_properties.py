@@ -243,3 +243,32 @@ def test_bracket_start_by_brackets_equals_a_walk_over_every_character(
         elif text[i] in ")]}）】」" and opened:
             opened.pop()
     assert _bracket_start(text, start, position) == (opened[-1] + 1 if opened else start)
+
+
+_RULES_TEXT = st.lists(
+    st.sampled_from(
+        ["Rules:", "Constraints:", "A few rules for this repo:", "要求：", "Note: ", "rules",
+         ": ", ":", "\n", "\n- ", "- ", "1. ", "* ", "x", "keep it. ", "Done. Rules:", " ", "\t",
+         "?", "。", "\r\n"]
+    ),
+    max_size=20,
+).map("".join)  # fmt: skip
+
+
+@settings(max_examples=800, deadline=None)
+@given(_RULES_TEXT)
+def test_rules_items_from_colon_lines_equal_a_whole_text_search(text: str) -> None:
+    from ctxkeep.extract.constraints import _LIST_ITEM, _RULES_HEADING, _rules_items
+
+    items = []
+    for heading in _RULES_HEADING.finditer(text):
+        position = heading.end() + 1
+        while position < len(text):
+            line_end = text.find("\n", position)
+            line_end = len(text) if line_end == -1 else line_end
+            item = _LIST_ITEM.match(text, position, line_end)
+            if item is None:
+                break
+            items.append(item.end())
+            position = line_end + 1
+    assert list(_rules_items(text)) == items

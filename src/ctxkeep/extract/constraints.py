@@ -356,9 +356,15 @@ _HEADING_END = re.compile(r"[:：][ \t]*\n")
 
 
 def _rules_items(text: str) -> Iterator[int]:
-    """Start offsets of the items listed under a rules heading ("Constraints:")."""
-    for heading in _RULES_HEADING.finditer(text):
-        position = heading.end() + 1
+    """Start offsets of the items listed under a rules heading ("Constraints:").
+
+    A heading ends its line with a colon, so only such lines are searched for one.
+    """
+    for colon in _HEADING_END.finditer(text):
+        newline = colon.end() - 1
+        if _RULES_HEADING.search(text, text.rfind("\n", 0, newline) + 1, newline) is None:
+            continue
+        position = newline + 1
         while position < len(text):
             line_end = text.find("\n", position)
             if line_end == -1:
