@@ -245,6 +245,34 @@ def test_bracket_start_by_brackets_equals_a_walk_over_every_character(
     assert _bracket_start(text, start, position) == (opened[-1] + 1 if opened else start)
 
 
+_NESTING_TEXT = st.lists(
+    st.sampled_from(["(", ")", "[", "（", "）", "「", "」", "“", "”", '"', "`", "a", ",", " "]),
+    max_size=24,
+).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_NESTING_TEXT, st.integers(0, 24), st.integers(0, 24))
+def test_nesting_by_brackets_equals_a_walk_over_every_character(
+    text: str, start: int, end: int
+) -> None:
+    from ctxkeep.extract._clauses import _CLOSERS, _OPENERS, _nested_at
+
+    start, end = min(start, len(text)), max(min(end, len(text)), min(start, len(text)))
+    depth = 0
+    toggled = {'"': False, "`": False}
+    walked = []
+    for char in text[start:end]:
+        if char in _OPENERS:
+            depth += 1
+        elif char in _CLOSERS:
+            depth = max(0, depth - 1)
+        elif char in toggled:
+            toggled[char] = not toggled[char]
+        walked.append(depth > 0 or any(toggled.values()))
+    assert _nested_at(text, start, end) == walked
+
+
 _RULES_TEXT = st.lists(
     st.sampled_from(
         ["Rules:", "Constraints:", "A few rules for this repo:", "要求：", "Note: ", "rules",

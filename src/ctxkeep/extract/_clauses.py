@@ -39,18 +39,27 @@ _NESTING = re.compile("[" + re.escape(_OPENERS + _CLOSERS + _TOGGLES) + "]")
 
 
 def _nested_at(text: str, start: int, end: int) -> list[bool]:
-    """For each offset in ``[start, end)``: inside brackets or quotes (at depth > 0)?"""
+    """For each offset in ``[start, end)``: inside brackets or quotes (at depth > 0)?
+
+    A bracket or quote counts as inside when it opens, as outside when it closes.
+    """
     depth = 0
     toggled = dict.fromkeys(_TOGGLES, False)
+    nested = False
     inside: list[bool] = []
-    for char in text[start:end]:
+    for match in _NESTING.finditer(text, start, end):
+        # the characters since the last bracket or quote are as nested as it left them
+        inside.extend([nested] * (match.start() - start - len(inside)))
+        char = match.group()
         if char in _OPENERS:
             depth += 1
         elif char in _CLOSERS:
             depth = max(0, depth - 1)
-        elif char in toggled:
+        else:
             toggled[char] = not toggled[char]
-        inside.append(depth > 0 or any(toggled.values()))
+        nested = depth > 0 or any(toggled.values())
+        inside.append(nested)
+    inside.extend([nested] * (end - start - len(inside)))
     return inside
 
 
