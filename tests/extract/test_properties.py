@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ctxkeep.extract import (
@@ -182,3 +182,121 @@ def test_markers_matched_where_they_can_start_equal_a_full_scan(text: str) -> No
     assert [m.span() for m in _matches_at_starts(text)] == full
     if not text.isascii() and _may_hold(text):
         assert [m.span() for m in _marker_matches(text)] == full
+
+
+# Abbreviations, their neighbours and the characters around a full stop that the
+# abbreviation test looks at (case folding: long s, Kelvin sign).
+_SENTENCE_PIECES = st.sampled_from(
+    [
+        "e.g", "i.e", "etc", "vs", "cf", "incl", "approx", "esp", "Etc", "E.G", "e\u017fp",
+        "xetc", ".etc", "_vs", "a", "approxx", ".", ". ", "\n", " ", "!", "?", "。", "use x",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(_SENTENCE_PIECES, max_size=24).map("".join))
+@example("approx\n. a")  # the longest abbreviation, and ``$`` before a line break
+def test_abbreviation_test_near_the_stop_equals_the_whole_text_one(text: str) -> None:
+    from ctxkeep.extract import _clauses
+    from ctxkeep.extract._text import trimmed_span
+
+    plain: list[tuple[int, int]] = []
+    start = 0
+    line_start = 0
+    for match in _clauses._SENTENCE_END.finditer(text):
+        if match.group() == "\n":
+            wrapped = _clauses._wrapped(text, line_start, match.start())
+            line_start = match.end()
+            if wrapped:
+                continue
+        elif match.group() == "." and _clauses._ABBREVIATION.search(text, 0, match.start()):
+            continue
+        span = trimmed_span(text, start, match.start())
+        if span[0] < span[1]:
+            plain.append(span)
+        start = match.end()
+    span = trimmed_span(text, start, len(text))
+    if span[0] < span[1]:
+        plain.append(span)
+    assert _clauses.sentences(text) == plain
+
+
+_BRACKET_TEXT = st.lists(
+    st.sampled_from(["(", ")", "[", "]", "{", "}", "（", "）", "【", "】", "「", "」", "a", " "]),
+    max_size=20,
+).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_BRACKET_TEXT, st.integers(0, 20), st.integers(0, 20))
+def test_bracket_start_by_brackets_equals_a_walk_over_every_character(
+    text: str, start: int, position: int
+) -> None:
+    from ctxkeep.extract.constraints import _bracket_start
+
+    start, position = min(start, len(text)), min(position, len(text))
+    opened: list[int] = []
+    for i in range(start, position):
+        if text[i] in "([{（【「":
+            opened.append(i)
+        elif text[i] in ")]}）】」" and opened:
+            opened.pop()
+    assert _bracket_start(text, start, position) == (opened[-1] + 1 if opened else start)
+
+
+_NESTING_TEXT = st.lists(
+    st.sampled_from(["(", ")", "[", "（", "）", "「", "」", "“", "”", '"', "`", "a", ",", " "]),
+    max_size=24,
+).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_NESTING_TEXT, st.integers(0, 24), st.integers(0, 24))
+def test_nesting_by_brackets_equals_a_walk_over_every_character(
+    text: str, start: int, end: int
+) -> None:
+    from ctxkeep.extract._clauses import _CLOSERS, _OPENERS, _nested_at
+
+    start, end = min(start, len(text)), max(min(end, len(text)), min(start, len(text)))
+    depth = 0
+    toggled = {'"': False, "`": False}
+    walked = []
+    for char in text[start:end]:
+        if char in _OPENERS:
+            depth += 1
+        elif char in _CLOSERS:
+            depth = max(0, depth - 1)
+        elif char in toggled:
+            toggled[char] = not toggled[char]
+        walked.append(depth > 0 or any(toggled.values()))
+    assert _nested_at(text, start, end) == walked
+
+
+_RULES_TEXT = st.lists(
+    st.sampled_from(
+        ["Rules:", "Constraints:", "A few rules for this repo:", "要求：", "Note: ", "rules",
+         ": ", ":", "\n", "\n- ", "- ", "1. ", "* ", "x", "keep it. ", "Done. Rules:", " ", "\t",
+         "?", "。", "\r\n"]
+    ),
+    max_size=20,
+).map("".join)  # fmt: skip
+
+
+@settings(max_examples=800, deadline=None)
+@given(_RULES_TEXT)
+def test_rules_items_from_colon_lines_equal_a_whole_text_search(text: str) -> None:
+    from ctxkeep.extract.constraints import _LIST_ITEM, _RULES_HEADING, _rules_items
+
+    items = []
+    for heading in _RULES_HEADING.finditer(text):
+        position = heading.end() + 1
+        while position < len(text):
+            line_end = text.find("\n", position)
+            line_end = len(text) if line_end == -1 else line_end
+            item = _LIST_ITEM.match(text, position, line_end)
+            if item is None:
+                break
+            items.append(item.end())
+            position = line_end + 1
+    assert list(_rules_items(text)) == items

@@ -35,22 +35,31 @@ _CLAUSE_BREAK = re.compile(r"[,;:](?=\s)|[，；：]|—{1,2}|\s[-–—]{1,2}\s
 _OPENERS = "([{（【「『“《"
 _CLOSERS = ")]}）】」』”》"
 _TOGGLES = '"`'
-_NESTING = frozenset(_OPENERS + _CLOSERS + _TOGGLES)
+_NESTING = re.compile("[" + re.escape(_OPENERS + _CLOSERS + _TOGGLES) + "]")
 
 
 def _nested_at(text: str, start: int, end: int) -> list[bool]:
-    """For each offset in ``[start, end)``: inside brackets or quotes (at depth > 0)?"""
+    """For each offset in ``[start, end)``: inside brackets or quotes (at depth > 0)?
+
+    A bracket or quote counts as inside when it opens, as outside when it closes.
+    """
     depth = 0
     toggled = dict.fromkeys(_TOGGLES, False)
+    nested = False
     inside: list[bool] = []
-    for char in text[start:end]:
+    for match in _NESTING.finditer(text, start, end):
+        # the characters since the last bracket or quote are as nested as it left them
+        inside.extend([nested] * (match.start() - start - len(inside)))
+        char = match.group()
         if char in _OPENERS:
             depth += 1
         elif char in _CLOSERS:
             depth = max(0, depth - 1)
-        elif char in toggled:
+        else:
             toggled[char] = not toggled[char]
-        inside.append(depth > 0 or any(toggled.values()))
+        nested = depth > 0 or any(toggled.values())
+        inside.append(nested)
+    inside.extend([nested] * (end - start - len(inside)))
     return inside
 
 
@@ -65,7 +74,7 @@ def clause_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
         s, e = trimmed_span(text, start, end)
         return [(s, e)] if s < e else []
     nested: list[bool] | None = None
-    if any(c in _NESTING for c in text[start:end]):
+    if _NESTING.search(text, start, end) is not None:
         nested = _nested_at(text, start, end)
     spans: list[tuple[int, int]] = []
     position = start
@@ -101,6 +110,10 @@ def _wrapped(text: str, line_start: int, newline: int) -> bool:
 
 
 _ABBREVIATION = re.compile(r"(?<![\w.])(?:e\.g|i\.e|etc|vs|cf|incl|approx|esp)$", re.IGNORECASE)
+# How far before a full stop an abbreviation can start: the longest one ("approx"), and
+# the line break that ``$`` may stand before. Searching only there keeps a long text's
+# full stops from each searching all of the text before them.
+_ABBREVIATION_REACH = 7
 
 
 def sentences(text: str) -> list[tuple[int, int]]:
@@ -119,7 +132,9 @@ def sentences(text: str) -> list[tuple[int, int]]:
             line_start = match.end()
             if wrapped:
                 continue
-        elif match.group() == "." and _ABBREVIATION.search(text, 0, match.start()):
+        elif match.group() == "." and _ABBREVIATION.search(
+            text, max(0, match.start() - _ABBREVIATION_REACH), match.start()
+        ):
             continue  # "Use the actual text, e.g. …" goes on
         s, e = trimmed_span(text, start, match.start())
         if s < e:
