@@ -19,6 +19,7 @@ from ctxkeep.compactor.core import _to_score_order
 from ctxkeep.compactor.pins import (
     BUILTIN_PINS,
     compile_pins,
+    finditer_in_runs,
     search_in_runs,
     trigger_head,
 )
@@ -206,3 +207,16 @@ def test_pins_searched_in_whitespace_free_runs_find_what_a_plain_search_finds(
         plain = pin.pattern.search(text, start) is not None
         assert search_in_runs(pin.pattern, text, start, pin.substrings) == plain, pin.name
         assert pin.search(text, start) == plain
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.lists(st.sampled_from(_RUN_PIECES), max_size=16).map("".join)
+    | st.text(alphabet="/\\:.-_ aZ9\n\u00a0é~", max_size=30)
+)
+def test_pins_found_run_by_run_are_what_finditer_finds(text: str) -> None:
+    """``hit_offsets`` (a pinned message shrunk to its spans) keeps exactly the spans the
+    plain ``finditer`` over the whole text would."""
+    for pin in (pin for pin in PINS.builtin if pin.in_runs):
+        plain = [m.span() for m in pin.pattern.finditer(text)]
+        assert [m.span() for m in finditer_in_runs(pin.pattern, text, pin.substrings)] == plain

@@ -22,7 +22,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from ctxkeep.base.user_regex import UserRegex, UserRegexError, compile_user_regex
@@ -172,19 +172,35 @@ def search_in_runs(pattern: re.Pattern[str], text: str, start: int, marks: Seque
     window's end, at whitespace or the end of the text, reads to ``\\b`` and the
     lookarounds as the whitespace does.
     """
+    return any(pattern.search(text, a, b) is not None for a, b in _runs(text, start, marks))
+
+
+def finditer_in_runs(
+    pattern: re.Pattern[str], text: str, marks: Sequence[str]
+) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(text)`` for a pattern like those of :func:`search_in_runs`,
+    run by run: shrinking a pinned message to its spans looked for every match of every
+    pin, and the path pattern over whole texts was a third of a hard-budget compaction
+    of 10k real messages."""
+    for run_start, run_end in _runs(text, 0, marks):
+        yield from pattern.finditer(text, run_start, run_end)
+
+
+def _runs(text: str, start: int, marks: Sequence[str]) -> Iterator[tuple[int, int]]:
+    """The whitespace-free runs of ``text`` that hold one of ``marks`` at or after
+    ``start``, in order (a run begins no earlier than ``start``)."""
     done = start
     while True:
         found = [at for at in (text.find(mark, done) for mark in marks) if at != -1]
         if not found:
-            return False
+            return
         at = min(found)
         run_start = at
         while run_start > done and not text[run_start - 1].isspace():
             run_start -= 1
         run = _NON_SPACE_RUN.match(text, at)
         run_end = run.end() if run is not None else at + 1  # \S* always matches
-        if pattern.search(text, run_start, run_end) is not None:
-            return True
+        yield run_start, run_end
         done = run_end
 
 
@@ -316,7 +332,12 @@ class PinSet:
         for pin in self.builtin:
             if pin.name in PROSE_PINS and not prose:
                 continue
-            hits.extend((m.start(), m.end(), pin.name) for m in pin.pattern.finditer(text))
+            matches = (
+                finditer_in_runs(pin.pattern, text, pin.substrings)
+                if pin.in_runs
+                else pin.pattern.finditer(text)
+            )
+            hits.extend((m.start(), m.end(), pin.name) for m in matches)
         for pattern in self.user:
             hits.extend((m.start(), m.end(), "user") for m in pattern.finditer(text))
         hits.sort()
