@@ -220,3 +220,22 @@ def test_pins_found_run_by_run_are_what_finditer_finds(text: str) -> None:
     for pin in (pin for pin in PINS.builtin if pin.in_runs):
         plain = [m.span() for m in pin.pattern.finditer(text)]
         assert [m.span() for m in finditer_in_runs(pin.pattern, text, pin.substrings)] == plain
+
+
+_TRIGGER_PIECES = [
+    "Traceback (most recent call last):", 'File "x.py", line 3', '  File "/a/b.py", line 12, in f',
+    "    at Foo.bar(Foo.java:3)", "\tat x.y(Z.kt:9)", "ValueError: bad", "HTTP 500", "http/1.1 404",
+    "status 503", "Status: 429", "0x1F", "0xdeadbeef", "E0432", "EACCES", "ENOENT", "error[E0308]",
+    "must", "Must not", "do not", "Don't", "never", "NEVER", "always", "src/a.py", "x.ts", ".py",
+    "a", " ", "\n", "\t", ":", ",", ".", "İ", "é", "1", "42",
+]  # fmt: skip
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.sampled_from(_TRIGGER_PIECES), max_size=14).map("".join))
+def test_pins_found_from_their_triggers_are_what_finditer_finds(text: str) -> None:
+    """Every built-in pin's ``finditer`` (from trigger to trigger) finds exactly what the
+    pattern's own ``finditer`` over the whole text finds."""
+    for pin in PINS.builtin:
+        plain = [m.span() for m in pin.pattern.finditer(text)]
+        assert [m.span() for m in pin.finditer(text)] == plain, pin.name

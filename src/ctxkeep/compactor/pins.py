@@ -156,6 +156,34 @@ class _Pin:
             return search_in_runs(self.pattern, text, start, self.substrings)
         return self.pattern.search(text, start) is not None
 
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        """``pattern.finditer(text)``, each search started at the next trigger less the
+        pin's lookback (every match starts at most that far before a trigger: what
+        :meth:`PinSet.pins_of` relies on too). The trace and constraint patterns tried at
+        every position of every text were half of shrinking pinned messages to their
+        spans under a hard budget."""
+        if self.in_runs:
+            yield from finditer_in_runs(self.pattern, text, self.substrings)
+            return
+        lowered = text.lower()
+        if len(lowered) != len(text):  # lower() moved the offsets ("İ" -> "i̇")
+            yield from self.pattern.finditer(text)
+            return
+        position = 0
+        while True:
+            found = [lowered.find(sub, position) for sub in self.substrings]
+            if self.trigger is not None:
+                trigger = self.trigger.search(text, position)
+                found.append(trigger.start() if trigger is not None else -1)
+            ahead = [at for at in found if at != -1]
+            if not ahead:
+                return
+            match = self.pattern.search(text, max(position, min(ahead) - self.lookback))
+            if match is None:
+                return
+            yield match
+            position = match.end()
+
 
 _NON_SPACE_RUN = re.compile(r"\S*")
 
@@ -332,12 +360,7 @@ class PinSet:
         for pin in self.builtin:
             if pin.name in PROSE_PINS and not prose:
                 continue
-            matches = (
-                finditer_in_runs(pin.pattern, text, pin.substrings)
-                if pin.in_runs
-                else pin.pattern.finditer(text)
-            )
-            hits.extend((m.start(), m.end(), pin.name) for m in matches)
+            hits.extend((m.start(), m.end(), pin.name) for m in pin.finditer(text))
         for pattern in self.user:
             hits.extend((m.start(), m.end(), "user") for m in pattern.finditer(text))
         hits.sort()
