@@ -112,10 +112,11 @@ class _Segmenter:
     def __init__(self, dictionary: Path = DICTIONARY) -> None:
         self._class = _segmenter_class()
         self._lazy = self._class.empty()
-        self._given: dict[str, int] = {}
+        self._given: set[str] = set()
         self._given_total = 0
         self._lazy_characters = 0
         self._whole: Any = None
+        """jieba's whole dictionary, once built (then the lazy one is no longer read)."""
         self._dictionary: _LazyDictionary | None = None
         self._lock = threading.Lock()  # add_word and cut share one rjieba object
         try:
@@ -128,15 +129,15 @@ class _Segmenter:
             return self._cut(run)
 
     def _cut(self, run: str) -> list[str]:
-        if self._whole is None and self._lazy_characters + len(run) > LAZY_CHARACTERS:
-            self._whole = self._class()  # jieba's whole dictionary, built once
-        if self._whole is not None or self._dictionary is None:
+        if self._dictionary is not None and self._lazy_characters + len(run) > LAZY_CHARACTERS:
+            self._whole, self._dictionary = self._class(), None  # built once, as rjieba does
+        if self._dictionary is None:
             return list(self._whole.cut(run))
         self._lazy_characters += len(run)
         for start in range(len(run)):
             for word, frequency in self._dictionary.words_at(run, start):
                 if word not in self._given:
-                    self._given[word] = frequency
+                    self._given.add(word)
                     self._given_total += frequency
                     self._lazy.add_word(word, frequency, None)
         self._lazy.add_word(_FILLER, self._dictionary.total - self._given_total, None)

@@ -406,7 +406,8 @@ def _bracket_order(text: str, start: int, marker: _Marker) -> bool:
 
 
 _OPEN_BRACKETS = "([{（【「"
-_BRACKET = re.compile(r"[(\[{（【「)\]}）】」]")
+_CLOSE_BRACKETS = ")]}）】」"
+_BRACKET = re.compile("[" + re.escape(_OPEN_BRACKETS + _CLOSE_BRACKETS) + "]")
 
 
 def _bracket_start(text: str, start: int, position: int) -> int:
