@@ -63,52 +63,57 @@ _VSUFFIX = r"(?:[-.+]?(?:a|b|rc|alpha|beta|dev|post|pre)\.?\d*)?"
 # Trigger classes: every match of an alternative holds a character of one of its classes
 # (a kept hash has a digit). A region only runs the alternatives its characters allow:
 # Python's ``re`` pays per position *and per alternative*, so this is most of the speed.
+# An alternative may name more than one: a match holds a character of each (a version
+# has a dot and a digit), so a region without one cannot match it and is not tried.
 _SLASH, _COLON, _DOT, _UNDERSCORE, _ENV, _TICK, _PAREN, _DIGIT = (1 << i for i in range(8))
 
 # The identifier patterns in priority order (earlier wins at the same position).
-_ALTERNATIVES: tuple[tuple[int, str], ...] = (
+_ALTERNATIVES: tuple[tuple[tuple[int, ...], str], ...] = (
     # URL: scheme://... up to whitespace, quotes, brackets or CJK punctuation
-    (_COLON, r"(?P<url>\b(?:https?|ftp|wss?|file|ssh|git)://[^\s<>\"'`\[\]{}，。、；！？（）]+)"),
+    (
+        (_COLON, _SLASH),
+        r"(?P<url>\b(?:https?|ftp|wss?|file|ssh|git)://[^\s<>\"'`\[\]{}，。、；！？（）]+)",
+    ),
     # a function with its arity (Elixir, Erlang): parse_header/2, Map.fetch/2, lists:map/2,
     # valid?/1; before paths, which would take "parse_header/2" for a folder and a file
     (
-        _SLASH,
+        (_SLASH, _DIGIT),
         r"(?P<arity>(?<![\w./:-])(?:[A-Z]\w*\.)*(?:[a-z]\w*:)?[a-z_]\w*[?!]?/\d{1,2}"
         r"(?![\w/.-]))",
     ),
     # Windows path C:\dir\file
-    (_COLON, r"(?P<winpath>\b[A-Za-z]:\\[^\s\"'<>|*?]+)"),
+    ((_COLON,), r"(?P<winpath>\b[A-Za-z]:\\[^\s\"'<>|*?]+)"),
     # slash path: /abs, ~/x, ./x, ../x, rel/ative; optional :line[:col]
     (
-        _SLASH,
+        (_SLASH,),
         rf"(?P<path>(?<![\w.@+~/:-])(?:(?:~|\.{{1,2}}|{_SEG})?(?:/{_SEG})+/?(?::\d+(?:[:-]\d+)?)?"
         # or one folder with its trailing slash: "tests/"
         rf"|\w{_SEG[:-1]}*/(?=[\s,;:)]|$)))",
     ),
     # bare file name with a known extension
     (
-        _DOT,
+        (_DOT,),
         rf"(?P<file>(?<![\w./-])[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.(?:{_EXT})"
         r"(?::\d+(?:[:-]\d+)?)?(?![\w-]))",
     ),
     # host:port (localhost, IPv4, host name); after paths: "file.py:12" is a line
     (
-        _COLON,
+        (_COLON, _DIGIT),
         r"(?P<hostport>\b(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
         r"\.[A-Za-z]{2,})(?::\d{1,6})\b)",
     ),
     # port by keyword: port 8080, --port=8080, PORT=8080; or a bare :8080
-    (_COLON | _DIGIT, r"(?P<port>(?<![\w-])(?:--)?(?i:port)[ =:]\s?\d{1,6}\b|(?<!\S):\d{2,5}\b)"),
+    ((_DIGIT,), r"(?P<port>(?<![\w-])(?:--)?(?i:port)[ =:]\s?\d{1,6}\b|(?<!\S):\d{2,5}\b)"),
     # issue / PR: #123, PR 45, PR #45, issue #7, GH-12, pull request 3
     (
-        _DIGIT,
+        (_DIGIT,),
         r"(?P<issue>(?<![\w&#/])#\d{1,7}\b|\b(?:PR|MR|pr|Issue|issue|GH|gh|[Pp]ull request)"
         r"[ -]?#?\d{1,7}\b)",
     ),
     # version: v1.2, 1.2.3, ==2.13.0, Python 3.11 (two parts need a v, an operator
     # or a runtime name before them: "took 3.5 s" is no version)
     (
-        _DOT,
+        (_DOT, _DIGIT),
         r"(?P<version>(?:==|>=|<=|~=|!=|@)(?P<vnum1>v?\d+(?:\.\d+)+" + _VSUFFIX + ")"
         r"|\b(?i:python|py|version|release|node|go|java|ubuntu|debian|cuda|gcc|clang|rust)"
         r"[ -]?(?P<vnum2>v?\d+(?:\.\d+)+" + _VSUFFIX + ")"
@@ -117,24 +122,24 @@ _ALTERNATIVES: tuple[tuple[int, str], ...] = (
     ),
     # environment variable: $HOME, ${VAR}, %APPDATA%, NAME= at a word start
     (
-        _ENV,
+        (_ENV,),
         r"(?P<env>\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[A-Za-z_][A-Za-z0-9_]*%"
         r"|\b[A-Z][A-Z0-9_]*[A-Z0-9](?==))",
     ),
     # hash: hex digest (7-64) or UUID
     (
-        _DIGIT,
+        (_DIGIT,),
         r"(?P<hash>(?<![\w-])(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
         r"|[0-9a-f]{7,64}|[0-9A-F]{7,64})(?![\w-]))",
     ),
     # code symbols: call(), dotted.name, snake_case, CONSTANT_NAME, `ticked`
-    (_PAREN, r"(?P<call>\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\((?:\))?)"),
-    (_DOT, r"(?P<dotted>\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b)"),
+    ((_PAREN,), r"(?P<call>\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\((?:\))?)"),
+    ((_DOT,), r"(?P<dotted>\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b)"),
     # Class::method (C++, Rust, PHP, Ruby constants), Class#method (Ruby, Java docs)
-    (_COLON | _DIGIT, r"(?P<scoped>\b[A-Za-z_]\w*(?:(?:::|#(?=[a-z_]))[A-Za-z_]\w*)+\b)"),
-    (_UNDERSCORE, r"(?P<snake>\b_*[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b__\w+__\b)"),
-    (_UNDERSCORE, r"(?P<constant>\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b)"),
-    (_TICK, r"(?P<ticked>(?<=`)[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(\))?(?=`))"),
+    ((_COLON | _DIGIT,), r"(?P<scoped>\b[A-Za-z_]\w*(?:(?:::|#(?=[a-z_]))[A-Za-z_]\w*)+\b)"),
+    ((_UNDERSCORE,), r"(?P<snake>\b_*[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b__\w+__\b)"),
+    ((_UNDERSCORE,), r"(?P<constant>\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b)"),
+    ((_TICK,), r"(?P<ticked>(?<=`)[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(\))?(?=`))"),
 )
 
 _GROUP_KIND = {
@@ -240,7 +245,7 @@ def _trigger_mask(region: str) -> int:
 
 
 @functools.cache
-def _compiled() -> tuple[tuple[int, re.Pattern[str]], ...]:
+def _compiled() -> tuple[tuple[tuple[int, ...], re.Pattern[str]], ...]:
     """Each alternative compiled once, with its trigger classes, in priority order.
 
     Not one alternation per set of trigger classes: compiling those (up to 256, 62 on
@@ -256,7 +261,7 @@ def _compiled() -> tuple[tuple[int, re.Pattern[str]], ...]:
 @functools.cache
 def _patterns_for(mask: int) -> tuple[re.Pattern[str], ...]:
     """The alternatives a region with these trigger classes can match."""
-    return tuple(pattern for needs, pattern in _compiled() if needs & mask)
+    return tuple(pattern for needs, pattern in _compiled() if all(n & mask for n in needs))
 
 
 def _matches(text: str) -> Iterator[re.Match[str]]:
