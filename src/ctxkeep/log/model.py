@@ -58,14 +58,17 @@ class CompactionStatus(StrEnum):
     NOOP = "noop"
 
 
-class Event(msgspec.Struct, frozen=True):
+class Event(msgspec.Struct, frozen=True, gc=False):
     """One thing that happened in a session, in source order.
 
     A frozen ``msgspec.Struct`` rather than a frozen dataclass like the rest of the
     model: a log has one per line or more, and a frozen dataclass sets each of its
     twelve fields through ``object.__setattr__`` (1.3 us an event against 0.2 us: a
     fifth of reading a structure-dense log, see benchmarks/read_speed.py). It compares,
-    hashes, pickles and prints as the dataclass did.
+    hashes, pickles and prints as the dataclass did. Its fields are scalars, so an event
+    can never be part of a reference cycle: it is left out of the cyclic garbage
+    collector (``gc=False``), whose first pass after a read walked every event (26k-event
+    log: read and audit 1.9% fewer instructions).
 
     ``seq`` is the event's position (strictly increasing; the ctxkeep format takes it from
     the file, other adapters number events from 1). ``line`` is the 1-based line of the
