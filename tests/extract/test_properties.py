@@ -128,8 +128,22 @@ def test_source_lookup_equals_the_plain_one(
         assert index.contains(identifier.text, identifier.kind) is expected, identifier
 
 
+# Back-reference phrases in any case, and the characters that match an ASCII letter
+# ignoring case or change length when lowered (long s, dotless i, Kelvin sign, İ).
+_REFERENCE_PIECES = st.sampled_from(
+    [
+        "as mentioned", "AS MENTIONED", "As I said", "as ı said", "as I had ſaid", "see above",
+        "SEE EARLIER", "aforementioned", "as before", ".", ",", " ", "\n", "-", "_", "x",
+        "\u212a", "\u017f", "\u0131", "\u0130", "é", "如上所述", "前面提到的", "the fix from above",
+        "previously described", "liſted above", "mentioned", "earlier",
+    ]
+)  # fmt: skip
+
+
 @settings(max_examples=500)
-@given(TEXT)
+@given(st.one_of(TEXT, st.lists(_REFERENCE_PIECES, max_size=16).map("".join)))
+@example("as I said")
+@example("aſ mentioned above")
 def test_references_by_halves_equal_the_whole_pattern(text: str) -> None:
     import re
 

@@ -49,7 +49,7 @@ _BACK_VERBS = "mentioned|discussed|noted|stated|said|agreed|established|explaine
 _VERB_ALONE = f"(?:{_BACK_VERBS})"
 _VERB_PLACE = f"(?:{_BACK_VERBS}|described|shown|outlined|listed|detailed|specified|given)"
 _ENGLISH = (
-    rf"\bas\s+(?:(?:I|we|you)\s+)?(?:had\s+|have\s+)?(?:{_VERB_ALONE}(?:\s+{_WHERE})?"
+    rf"\bas\s+(?:(?:i|we|you)\s+)?(?:had\s+|have\s+)?(?:{_VERB_ALONE}(?:\s+{_WHERE})?"
     rf"|{_VERB_PLACE}\s+{_WHERE})"
     rf"|\b(?:previously|earlier)\s+{_VERB_PLACE}"
     rf"|\b{_VERB_PLACE}\s+{_WHERE}"
@@ -72,6 +72,15 @@ _CHINESE = (
 # alternation costs more than the sum of its parts); each half runs only where one of
 # its hints occurs.
 _ENGLISH_REFERENCE = re.compile(_ENGLISH, re.IGNORECASE)
+# The English half (written in lower case) matched case-sensitively in the lower-cased
+# text finds the same spans in under half the time (66 real and benchmark summaries: 56
+# -> 22 ms; the 26k-event log's read and audit: -4.8% instructions). It holds where
+# lowering keeps every character one character (not "İ") and where no character other
+# than a letter's own cases matches an ASCII letter ignoring case: "ſ" (s) and "ı" (i)
+# do; the Kelvin sign (k) lowers to "k". Lowering changes no character's word or space
+# class. Elsewhere the hints are not looked for either: "ſaid" does not hold "said".
+_ENGLISH_LOWER_CASE = re.compile(_ENGLISH)
+_FOLDS_TO_ASCII = re.compile("[\u017f\u0131]")
 _CHINESE_REFERENCE = re.compile(_CHINESE)
 # Every phrase holds one of these (English lower-cased): a reference-free summary costs a
 # few `in`s.
@@ -84,14 +93,17 @@ _CHINESE_HINTS = ("上", "前", "之前", "刚才", "先前", "此前", "早先"
 def find_references(text: str) -> list[Reference]:
     """Back-reference phrases in ``text``, in order, English and Chinese."""
     lowered = text.lower()
-    found: list[re.Match[str]] = []
-    if any(hint in lowered for hint in _ENGLISH_HINTS):
-        found.extend(_ENGLISH_REFERENCE.finditer(text))
+    found: list[tuple[int, int]] = []
+    if len(lowered) != len(text) or _FOLDS_TO_ASCII.search(text) is not None:
+        # "prİor", "ſaid": the hints cannot be looked for in the lowered text either
+        found.extend(m.span() for m in _ENGLISH_REFERENCE.finditer(text))
+    elif any(hint in lowered for hint in _ENGLISH_HINTS):
+        found.extend(m.span() for m in _ENGLISH_LOWER_CASE.finditer(lowered))
     if not text.isascii() and any(hint in text for hint in _CHINESE_HINTS):
-        matches = list(_CHINESE_REFERENCE.finditer(text))
-        if matches:
-            found = sorted([*found, *matches], key=lambda m: m.start())
-    return [Reference(m.group(), m.start(), m.end()) for m in found]
+        spans = [m.span() for m in _CHINESE_REFERENCE.finditer(text)]
+        if spans:
+            found = sorted([*found, *spans])
+    return [Reference(text[start:end], start, end) for start, end in found]
 
 
 # Words that say nothing about what a reference points at.
