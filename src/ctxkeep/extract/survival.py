@@ -167,7 +167,7 @@ class _SummaryView:
     by_word: dict[str, tuple[int, ...]]
 
     @functools.cached_property
-    def shingles(self) -> frozenset[tuple[str, ...]]:
+    def shingles(self) -> frozenset[str]:
         return frozenset(_shingles(self.squashed.split(" ")))
 
     @functools.cached_property
@@ -206,8 +206,11 @@ def _squashed(text: str) -> str:
     return squash(text)
 
 
-def _shingles(tokens: list[str]) -> set[tuple[str, ...]]:
-    return {tuple(tokens[i : i + 3]) for i in range(len(tokens) - 2)}
+def _shingles(tokens: list[str]) -> set[str]:
+    """The word trigrams of ``tokens`` (words without spaces), each as one string: a
+    string is not tracked by the cyclic garbage collector, a tuple is (a summary's
+    trigrams were most of what its first pass after an audit walked)."""
+    return {f"{a} {b} {c}" for a, b, c in zip(tokens, tokens[1:], tokens[2:])}
 
 
 def _near_verbatim(squashed: str, view: _SummaryView, shortest: int = 5) -> bool:
