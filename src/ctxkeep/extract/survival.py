@@ -210,7 +210,7 @@ def _shingles(tokens: list[str]) -> set[str]:
     """The word trigrams of ``tokens`` (words without spaces), each as one string: a
     string is not tracked by the cyclic garbage collector, a tuple is (a summary's
     trigrams were most of what its first pass after an audit walked)."""
-    return {f"{a} {b} {c}" for a, b, c in zip(tokens, tokens[1:], tokens[2:])}
+    return {f"{a} {b} {c}" for a, b, c in zip(tokens, tokens[1:], tokens[2:], strict=False)}
 
 
 def _near_verbatim(squashed: str, view: _SummaryView, shortest: int = 5) -> bool:
