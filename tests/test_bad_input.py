@@ -367,7 +367,8 @@ def test_a_crashing_adapter_becomes_a_located_problem(
     from ctxkeep.log import adapters, reader
 
     crashing = _CrashingAdapter()
-    monkeypatch.setattr(reader, "ADAPTERS", (crashing, *adapters.ADAPTERS))
+    names = adapters.format_names()
+    monkeypatch.setattr(reader, "format_names", lambda: ("crashing", *names))  # sniffed first
     named = adapters.adapter_named
     monkeypatch.setattr(
         reader, "adapter_named", lambda n: crashing if n == "crashing" else named(n)

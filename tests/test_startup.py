@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -19,23 +20,26 @@ try:
     cli(sys.argv[1:])
 except SystemExit:
     pass
-names = ("ctxkeep", "msgspec", "tiktoken")
-print(json.dumps(sorted(m for m in sys.modules if m.startswith(names))))
+print(json.dumps(sorted(sys.modules)))
 """
+_OURS = ("ctxkeep", "msgspec", "tiktoken")
 
 # What listing the commands needs: the CLI's entry point and nothing of a command.
 HELP_MODULES = {"ctxkeep", "ctxkeep._lazy", "ctxkeep._version", "ctxkeep.cli", "ctxkeep.cli.main"}
 
 
-def _loaded(*args: str) -> set[str]:
+def _loaded(*args: str, cwd: Path | None = None, names: tuple[str, ...] = _OURS) -> set[str]:
+    """The modules whose names start with ``names`` that ``ctxkeep ARGS`` has loaded
+    when it ends."""
     proc = subprocess.run(
         [sys.executable, "-c", _LOADED, *args],
         capture_output=True,
         text=True,
         check=True,
         timeout=120,
+        cwd=cwd,
     )
-    return set(json.loads(proc.stdout.splitlines()[-1]))
+    return {m for m in json.loads(proc.stdout.splitlines()[-1]) if m.startswith(names)}
 
 
 def test_help_loads_no_command() -> None:
@@ -95,3 +99,50 @@ def test_the_listing_is_the_one_click_writes_from_the_commands() -> None:
     click.Group.format_commands(cli, ctx, clicks)  # imports every command
     assert ours.getvalue() == clicks.getvalue()
     assert "audit" in ours.getvalue()
+
+
+def test_an_audit_loads_only_what_it_runs(tmp_path: Path) -> None:
+    """``ctxkeep audit`` of one Claude Code log, in a folder with no settings file, loads
+    no process pool (``sweep``'s), no reader of a format sniffed after Claude Code's, no
+    baseline file format (no ``--baseline``), no settings parser and no other report
+    format (docs/design.md, "Start-up")."""
+    log = Path(__file__).parent.parent / "examples/claude-code/tinyparse-three-compactions.jsonl"
+    loaded = _loaded(
+        "audit", "--format", "json", "--no-ledger", str(log),
+        cwd=tmp_path, names=(*_OURS, "concurrent", "multiprocessing", "tomllib"),
+    )  # fmt: skip
+    assert "ctxkeep.log.adapters.claude_code" in loaded  # it did read the log
+    assert {m for m in loaded if m.startswith("ctxkeep.report.")} == {
+        "ctxkeep.report.data",
+        "ctxkeep.report.json",
+    }
+    not_run = {
+        "concurrent.futures.process",
+        "multiprocessing",
+        "tomllib",
+        "ctxkeep.baseline",
+        "ctxkeep.log.adapters._arrays",
+        "ctxkeep.log.adapters.codex",
+        "ctxkeep.log.adapters.openhands",
+        "ctxkeep.log.adapters.anthropic",
+        "ctxkeep.log.adapters.openai",
+        "ctxkeep.compactor",
+        "ctxkeep.verify",
+        "ctxkeep.mcp",
+        "ctxkeep.scorers",
+        "tiktoken",
+    }
+    assert loaded & not_run == set()
+
+
+def test_a_compaction_loads_only_the_extractors_it_calls(tmp_path: Path) -> None:
+    """``ctxkeep compact`` finds constraints and identifiers; it does not load the
+    auditor's claims, references or survival judgement (``ctxkeep.extract`` is lazy)."""
+    messages = Path(__file__).parent.parent / "examples/openai/ledgerlite-csv-export.json"
+    loaded = _loaded("compact", "--target-bytes", "2000", str(messages), cwd=tmp_path)
+    assert "ctxkeep.extract.constraints" in loaded  # it did look for constraints
+    assert {
+        "ctxkeep.extract.claims",
+        "ctxkeep.extract.references",
+        "ctxkeep.extract.survival",
+    } & loaded == set()

@@ -7,7 +7,6 @@ The file is found from a folder (the cwd) upward: in each folder a ``ctxkeep.tom
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +55,8 @@ def _parse(table: Mapping[str, Any], path: Path, prefix: str) -> AuditConfig:
 
 
 def _read(path: Path) -> dict[str, Any]:
+    import tomllib  # here: a folder with no settings file does not pay for the parser
+
     try:
         with path.open("rb") as fh:
             return tomllib.load(fh)

@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from ctxkeep.base._gc import cyclic_gc_paused
@@ -658,6 +657,9 @@ def sweep(
         for path in paths:
             collect(_audit_one(path, rule_ids, log_format, summary_index, baseline, detail, book))
     else:
+        # imported here: an audit in one process does not pay for the process pool
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
         with ProcessPoolExecutor(
             max_workers=min(workers, len(paths)), initializer=_start_worker, initargs=(book,)
         ) as pool:

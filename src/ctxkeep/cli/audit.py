@@ -152,7 +152,6 @@ class AuditOptions:
         no_ledger: bool = True,  # commands without --ledger read none
     ) -> None:
         from ctxkeep.base.findings import Severity
-        from ctxkeep.baseline import BaselineError, read_baseline
         from ctxkeep.config import ConfigError, find_config
         from ctxkeep.log.adapters.base import ReadOptions
 
@@ -173,6 +172,8 @@ class AuditOptions:
         self.baseline: frozenset[str] = frozenset()
         self.stale_baseline: str | None = None
         if baseline is not None:
+            from ctxkeep.baseline import BaselineError, read_baseline
+
             try:
                 read = read_baseline(baseline)
             except BaselineError as exc:
@@ -194,8 +195,6 @@ class AuditOptions:
 
 def finish(result: AuditResult, opts: AuditOptions) -> NoReturn:
     """Write the report, the baseline if asked, and exit with the right code."""
-    from ctxkeep.baseline import write_baseline
-
     try:
         sys.stdout.write(
             masked_output(render(opts.report_format, result, show_secrets=True), opts.show_secrets)
@@ -209,6 +208,8 @@ def finish(result: AuditResult, opts: AuditOptions) -> NoReturn:
     elif opts.baseline and not any(s.baselined for s in result.sessions):
         click.echo("ctxkeep: note: the baseline matched no finding; is it stale?", err=True)
     if opts.write_baseline is not None:
+        from ctxkeep.baseline import write_baseline
+
         n = write_baseline(opts.write_baseline, result.findings)
         click.echo(f"ctxkeep: wrote {n} fingerprint(s) to {opts.write_baseline}", err=True)
         sys.exit(exit_codes.OK if result.readable else exit_codes.USAGE)

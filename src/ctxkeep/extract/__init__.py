@@ -14,58 +14,45 @@
   mentioned above", "如上所述"), and those the summary does not itself resolve.
 
 Every false-positive filter is a named predicate in :mod:`ctxkeep.extract.filters`.
+
+The names are re-exported lazily, as in the ``ctxkeep`` package (:mod:`ctxkeep._lazy`):
+each module is imported on the first use of one of its names, so a user of one extractor
+does not load the others.
 """
 
-from ctxkeep.extract.claims import Claim, Grounding, Support, extract_claims, ground_claim
-from ctxkeep.extract.constraints import (
-    Constraint,
-    ConstraintKind,
-    extract_constraints,
-    extract_instructions,
-)
-from ctxkeep.extract.identifiers import (
-    Identifier,
-    IdentifierCandidate,
-    SourceIndex,
-    extract_identifiers,
-    identifier_candidates,
-)
-from ctxkeep.extract.identity import canonical, mentions, same_item, spellings
-from ctxkeep.extract.references import (
-    Reference,
-    find_references,
-    resolved_in_summary,
-    unresolved_references,
-)
-from ctxkeep.extract.survival import Survival, Verdict, constraint_survives, judge_survival
-from ctxkeep.extract.user_text import rejection_feedback
+from __future__ import annotations
 
-__all__ = [
-    "Claim",
-    "Constraint",
-    "ConstraintKind",
-    "Grounding",
-    "Identifier",
-    "IdentifierCandidate",
-    "Reference",
-    "SourceIndex",
-    "Support",
-    "Survival",
-    "Verdict",
-    "canonical",
-    "constraint_survives",
-    "extract_claims",
-    "extract_constraints",
-    "extract_identifiers",
-    "extract_instructions",
-    "find_references",
-    "ground_claim",
-    "identifier_candidates",
-    "judge_survival",
-    "mentions",
-    "rejection_feedback",
-    "resolved_in_summary",
-    "same_item",
-    "spellings",
-    "unresolved_references",
-]
+from typing import TYPE_CHECKING
+
+from ctxkeep._lazy import attach
+
+if TYPE_CHECKING:
+    from ctxkeep.extract.claims import Claim as Claim
+    from ctxkeep.extract.claims import Grounding as Grounding
+    from ctxkeep.extract.claims import Support as Support
+    from ctxkeep.extract.claims import extract_claims as extract_claims
+    from ctxkeep.extract.claims import ground_claim as ground_claim
+    from ctxkeep.extract.constraints import Constraint as Constraint
+    from ctxkeep.extract.constraints import ConstraintKind as ConstraintKind
+    from ctxkeep.extract.constraints import extract_constraints as extract_constraints
+    from ctxkeep.extract.constraints import extract_instructions as extract_instructions
+    from ctxkeep.extract.identifiers import Identifier as Identifier
+    from ctxkeep.extract.identifiers import IdentifierCandidate as IdentifierCandidate
+    from ctxkeep.extract.identifiers import SourceIndex as SourceIndex
+    from ctxkeep.extract.identifiers import extract_identifiers as extract_identifiers
+    from ctxkeep.extract.identifiers import identifier_candidates as identifier_candidates
+    from ctxkeep.extract.identity import canonical as canonical
+    from ctxkeep.extract.identity import mentions as mentions
+    from ctxkeep.extract.identity import same_item as same_item
+    from ctxkeep.extract.identity import spellings as spellings
+    from ctxkeep.extract.references import Reference as Reference
+    from ctxkeep.extract.references import find_references as find_references
+    from ctxkeep.extract.references import resolved_in_summary as resolved_in_summary
+    from ctxkeep.extract.references import unresolved_references as unresolved_references
+    from ctxkeep.extract.survival import Survival as Survival
+    from ctxkeep.extract.survival import Verdict as Verdict
+    from ctxkeep.extract.survival import constraint_survives as constraint_survives
+    from ctxkeep.extract.survival import judge_survival as judge_survival
+    from ctxkeep.extract.user_text import rejection_feedback as rejection_feedback
+
+__getattr__, __dir__ = attach(__name__, __file__)

@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ctxkeep.base._gc import cyclic_gc_paused
-from ctxkeep.log.adapters import ADAPTERS, Adapter, ReadOptions, adapter_named
+from ctxkeep.log.adapters import Adapter, ReadOptions, adapter_named, format_names
 from ctxkeep.log.model import ParseProblem, Session
 from ctxkeep.log.source import (
     MAX_PROBLEMS_PER_FILE,
@@ -29,9 +29,12 @@ _WHOLE_DOCUMENT_BYTES = 64 << 20
 
 
 def sniff(path: Path) -> Adapter | None:
-    """The first adapter whose ``sniff`` accepts the head of ``path``, or None."""
+    """The first adapter whose ``sniff`` accepts the head of ``path``, or None. Each
+    adapter is imported when its turn comes, so a Claude Code log does not load the
+    readers of the formats tried after it."""
     head = read_head(path)
-    for adapter in ADAPTERS:
+    for name in format_names():
+        adapter = adapter_named(name)
         try:
             if adapter.sniff(head):
                 return adapter
