@@ -71,14 +71,14 @@ _CHINESE = (
 # order they are the matches of one English|Chinese pattern, found in half the time (an
 # alternation costs more than the sum of its parts); each half runs only where one of
 # its hints occurs.
-_ENGLISH_REFERENCE = re.compile(_ENGLISH, re.IGNORECASE)
-# The English half (written in lower case) matched case-sensitively in the lower-cased
-# text finds the same spans in under half the time (66 real and benchmark summaries: 56
-# -> 22 ms; the 26k-event log's read and audit: -4.8% instructions). It holds where
-# lowering keeps every character one character (not "İ") and where no character other
-# than a letter's own cases matches an ASCII letter ignoring case: "ſ" (s) and "ı" (i)
-# do; the Kelvin sign (k) lowers to "k". Lowering changes no character's word or space
-# class. Elsewhere the hints are not looked for either: "ſaid" does not hold "said".
+# The English half (written in lower case) is matched case-sensitively in the lower-cased
+# text: the same spans in under half the time (66 real and benchmark summaries: 56 -> 22
+# ms; the 26k-event log's read and audit: -4.8% instructions). That holds where lowering
+# keeps every character one character (not "İ") and where no character other than a
+# letter's own cases matches an ASCII letter ignoring case: "ſ" (s) and "ı" (i) do; the
+# Kelvin sign (k) lowers to "k". Lowering changes no character's word or space class.
+# Elsewhere the half is matched ignoring case (compiled on first use, as ``re`` caches
+# it: compiling it takes 4.6 ms), hints or not: "ſaid" does not hold "said".
 _ENGLISH_LOWER_CASE = re.compile(_ENGLISH)
 _FOLDS_TO_ASCII = re.compile("[\u017f\u0131]")
 _CHINESE_REFERENCE = re.compile(_CHINESE)
@@ -96,7 +96,7 @@ def find_references(text: str) -> list[Reference]:
     found: list[tuple[int, int]] = []
     if len(lowered) != len(text) or _FOLDS_TO_ASCII.search(text) is not None:
         # "prİor", "ſaid": the hints cannot be looked for in the lowered text either
-        found.extend(m.span() for m in _ENGLISH_REFERENCE.finditer(text))
+        found.extend(m.span() for m in re.finditer(_ENGLISH, text, re.IGNORECASE))
     elif any(hint in lowered for hint in _ENGLISH_HINTS):
         found.extend(m.span() for m in _ENGLISH_LOWER_CASE.finditer(lowered))
     if not text.isascii() and any(hint in text for hint in _CHINESE_HINTS):
@@ -149,7 +149,8 @@ _PARTICIPLE_FIRST = re.compile(
 )
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z_-]*)\W*$")
 _WORD_AFTER = re.compile(r"\W*([A-Za-z][A-Za-z_-]*)")
-_CJK_AFTER = re.compile(r"的?([\u3400-\u9fff]{2})")
+# Compiled on first use (a CJK class costs 2 ms to compile; ``re`` caches it).
+_CJK_AFTER = r"的?([\u3400-\u9fff]{2})"
 
 
 def _head_noun(summary: str, reference: Reference) -> tuple[str, int] | None:
@@ -158,7 +159,7 @@ def _head_noun(summary: str, reference: Reference) -> tuple[str, int] | None:
     when the phrase stands alone."""
     phrase = reference.text
     if phrase[-1:] in "的述" or phrase in ("上文", "前文"):
-        match = _CJK_AFTER.match(summary, reference.end)
+        match = re.compile(_CJK_AFTER).match(summary, reference.end)
         return (match.group(1), reference.start) if match else None
     if _PARTICIPLE_FIRST.match(phrase):
         match = _WORD_BEFORE.search(summary, max(0, reference.start - 30), reference.start)
