@@ -66,6 +66,13 @@ def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
         yield s, e
 
 
+@functools.lru_cache(maxsize=64)
+def summary_sentences(summary: str) -> tuple[tuple[int, int], ...]:
+    """:func:`sentence_spans` of a summary, computed once: the survival test and the
+    back-reference check each read every summary by its sentences."""
+    return tuple(sentence_spans(summary))
+
+
 def clause_starts(text: str, start: int, end: int) -> list[int]:
     """Start offsets of the comma/colon clauses of the sentence ``text[start:end]``."""
     starts = [start]

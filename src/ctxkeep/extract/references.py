@@ -10,14 +10,15 @@ above" after the summary quotes the error) points at text the reader still has.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
 from ctxkeep.extract._text import (
-    ASCII_WORD,
     cjk_bigrams,
     normalise_word,
-    sentence_spans,
+    summary_sentences,
+    word_set,
     words_of,
 )
 from ctxkeep.extract.filters import REFERENCE_FILTERS
@@ -125,14 +126,15 @@ phrase to point at something the summary itself states (CK006 prints it in its d
 
 
 def _content_words(text: str) -> set[str]:
-    words = {normalise_word(w) for w in ASCII_WORD.findall(text)}
-    return {w for w in words if len(w) >= 3 and w not in _FUNCTION_WORDS}
+    return {w for w in word_set(text) if len(w) >= 3 and w not in _FUNCTION_WORDS}
 
 
 def _sentence_around(summary: str, reference: Reference) -> tuple[int, int]:
-    for start, end in sentence_spans(summary):
-        if start <= reference.start < end:
-            return start, max(end, reference.end)
+    spans = summary_sentences(summary)
+    index = bisect.bisect_right(spans, reference.start, key=lambda span: span[0]) - 1
+    if index >= 0 and reference.start < spans[index][1]:
+        start, end = spans[index]
+        return start, max(end, reference.end)
     return reference.start, reference.end
 
 

@@ -27,7 +27,7 @@ import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ctxkeep.extract._text import CJK_RUN, bigrams, sentence_spans, squash
+from ctxkeep.extract._text import CJK_RUN, bigrams, squash, summary_sentences
 from ctxkeep.extract._words import about, en_words, stem
 from ctxkeep.extract.constraints import Constraint, extract_constraints, is_negative
 
@@ -237,7 +237,7 @@ def _cjk_grams(text: str) -> frozenset[str]:
 @functools.lru_cache(maxsize=32)
 def _summary_view(summary: str) -> _SummaryView:
     """Everything the survival test needs from one summary, computed once per summary."""
-    sentences = [_Sentence(summary[start:end]) for start, end in sentence_spans(summary)]
+    sentences = [_Sentence(summary[start:end]) for start, end in summary_sentences(summary)]
     by_word: dict[str, list[int]] = {}
     for index, sentence in enumerate(sentences):
         for word in sentence.words:
