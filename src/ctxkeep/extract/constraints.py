@@ -33,15 +33,17 @@ How a clause becomes a constraint:
    this repo:" or "补充几点要求：" is a standing instruction, marker or not
    ("3. 重试最多 3 次，指数退避").
 
-Speed: instructions are extracted from user text only, a small part of a log. A text in
-which none of the marker words occur (one tokenising pass and a set test) is rejected
-before any other regular expression runs; the marker pattern then runs only where a
-word or character that opens a marker starts.
+Speed: instructions are extracted from user text only, a small part of a log. The marker
+pattern runs only where a word or character that opens a marker starts: the words of
+ASCII text come from one ``bytes.translate`` and ``split``, and a text with none of them
+is settled by a set test; other text in which none of the marker words occur is rejected
+before any other regular expression runs.
 """
 
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -236,7 +238,13 @@ _START_WORDS = words_of(
     "approach first second third last former latter go you i as that thats this not again "
     "nope why we can could use prefer leave favour favor reuse"
 )
-_ALPHA_RUN = re.compile(r"[a-z]+")
+# Every byte of ASCII text as its lower-case letter, or a space when it is no letter:
+# the words of the text (its runs of letters) then come from one translate and one split,
+# both in C (a regex finditer over the words paid about 30,000 instructions a message).
+_LETTER_OR_SPACE = bytes(
+    ord(chr(b).lower()) if chr(b) in string.ascii_letters else ord(" ") for b in range(256)
+)
+_START_BYTES = frozenset(word.encode() for word in _START_WORDS)
 
 
 # Where a marker can start in any text: an ASCII word (a run of letters; \b needs one
@@ -250,10 +258,24 @@ _CJK_START = re.compile(
 )
 
 
+def _ascii_starts(text: str) -> list[int]:
+    """Where a marker can start in ASCII ``text``, in order: each word of the text that
+    is one of :data:`_START_WORDS` found again as itself between spaces."""
+    spaced = b" " + text.encode().translate(_LETTER_OR_SPACE) + b" "
+    starts: list[int] = []
+    for word in _START_BYTES.intersection(spaced.split()):
+        needle = b" " + word + b" "
+        at = spaced.find(needle)
+        while at != -1:
+            starts.append(at)  # the word starts at spaced[at + 1], which is text[at]
+            at = spaced.find(needle, at + 1)
+    return sorted(starts)
+
+
 def _starts(text: str) -> list[int]:
     """Where a marker can start in ``text``, in order (see :data:`_START_WORDS`)."""
-    if text.isascii():  # lower-casing keeps ASCII offsets: one pass over the lowered text
-        return [w.start() for w in _ALPHA_RUN.finditer(text.lower()) if w.group() in _START_WORDS]
+    if text.isascii():
+        return _ascii_starts(text)
     starts = [w.start() for w in _ASCII_WORD.finditer(text) if w.group().lower() in _START_WORDS]
     starts.extend(m.start() for m in _CJK_START.finditer(text))
     return sorted(starts)
@@ -279,14 +301,15 @@ def _marker_matches(text: str) -> list[re.Match[str]]:
     """The matches of :data:`_MARKER` in ``text``, as one full scan would find them
     (their offsets and groups; ASCII text is matched lower-cased).
 
-    Python's ``re`` pays per position and per alternative, so a text without a marker
-    word is rejected first, and the others are matched only where a marker can start
-    (ASCII text with the ASCII markers alone).
+    Python's ``re`` pays per position and per alternative, so the pattern is tried only
+    where a marker can start: in ASCII text (with the ASCII markers alone) where one of
+    its words opens a marker, words found in C; other text without a marker word is
+    rejected first.
     """
-    if not _may_hold(text):
-        return []
     if text.isascii():  # lower-casing keeps ASCII offsets
         return _matches_at_starts(text.lower(), _ASCII_MARKER)
+    if not _may_hold(text):
+        return []
     return _matches_at_starts(text, _MARKER)
 
 
