@@ -187,7 +187,7 @@ def test_markers_matched_where_they_can_start_equal_a_full_scan(text: str) -> No
 @settings(max_examples=800, deadline=None)
 @given(st.lists(st.one_of(_MARKER_PIECES, st.text(max_size=3)), max_size=24).map("".join))
 @example("don't-use_first 2only")
-def test_ascii_starts_equal_a_regex_pass_over_the_lowered_words(text: str) -> None:
+def test_ascii_starts_are_the_start_words_of_a_text_that_may_hold_a_marker(text: str) -> None:
     import re
 
     from ctxkeep.extract.constraints import (
@@ -200,8 +200,10 @@ def test_ascii_starts_equal_a_regex_pass_over_the_lowered_words(text: str) -> No
     text = text.encode("ascii", "ignore").decode()
     lowered = text.lower()
     plain = [w.start() for w in re.finditer("[a-z]+", lowered) if w.group() in _START_WORDS]
-    assert _ascii_starts(text) == plain
+    starts = _ascii_starts(text)
+    assert starts in ([], plain)
     full = [(m.span(), m.lastgroup) for m in _ASCII_MARKER.finditer(lowered)]
+    assert {span[0] for span, _ in full} <= set(starts)
     assert [(m.span(), m.lastgroup) for m in _marker_matches(text)] == full
 
 
