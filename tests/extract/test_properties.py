@@ -204,6 +204,29 @@ def test_markers_matched_where_they_can_start_equal_a_full_scan(text: str) -> No
         assert [m.span() for m in _marker_matches(text)] == full
 
 
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.one_of(_MARKER_PIECES, st.text(max_size=3)), max_size=24).map("".join))
+@example("don't-use_first 2only")
+def test_ascii_starts_are_the_start_words_of_a_text_that_may_hold_a_marker(text: str) -> None:
+    import re
+
+    from ctxkeep.extract.constraints import (
+        _ASCII_MARKER,
+        _START_WORDS,
+        _ascii_starts,
+        _marker_matches,
+    )
+
+    text = text.encode("ascii", "ignore").decode()
+    lowered = text.lower()
+    plain = [w.start() for w in re.finditer("[a-z]+", lowered) if w.group() in _START_WORDS]
+    starts = _ascii_starts(text)
+    assert starts in ([], plain)
+    full = [(m.span(), m.lastgroup) for m in _ASCII_MARKER.finditer(lowered)]
+    assert {span[0] for span, _ in full} <= set(starts)
+    assert [(m.span(), m.lastgroup) for m in _marker_matches(text)] == full
+
+
 # Abbreviations, their neighbours and the characters around a full stop that the
 # abbreviation test looks at (case folding: long s, Kelvin sign).
 _SENTENCE_PIECES = st.sampled_from(

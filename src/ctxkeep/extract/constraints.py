@@ -33,15 +33,17 @@ How a clause becomes a constraint:
    this repo:" or "补充几点要求：" is a standing instruction, marker or not
    ("3. 重试最多 3 次，指数退避").
 
-Speed: instructions are extracted from user text only, a small part of a log. A text in
-which none of the marker words occur (one tokenising pass and a set test) is rejected
-before any other regular expression runs; the marker pattern then runs only where a
-word or character that opens a marker starts.
+Speed: instructions are extracted from user text only, a small part of a log. The marker
+pattern runs only where a word or character that opens a marker starts: the words of
+ASCII text come from one ``bytes.translate`` and ``split``, and a text with none of them
+is settled by a set test; other text in which none of the marker words occur is rejected
+before any other regular expression runs.
 """
 
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -236,7 +238,17 @@ _START_WORDS = words_of(
     "approach first second third last former latter go you i as that thats this not again "
     "nope why we can could use prefer leave favour favor reuse"
 )
-_ALPHA_RUN = re.compile(r"[a-z]+")
+# Every byte of ASCII text as its lower-case letter, or a space when it is no letter:
+# the words of the text (its runs of letters) then come from one translate and one split,
+# in C. A regex pass for the marker words and another for the starts cost 62 and 36 M
+# instructions over the 1,840 user texts of a 10k compaction (this: 28 M in all).
+_LETTER_OR_SPACE = bytes(
+    ord(chr(b).lower()) if chr(b) in string.ascii_letters else ord(" ") for b in range(256)
+)
+_START_BYTES = frozenset(word.encode() for word in _START_WORDS)
+# Each marker word's letters up to an apostrophe ("don't" -> "don"): every ASCII marker
+# and rules heading holds one of them as a run of letters.
+_MARKER_RUNS = frozenset(re.split("['’]", word)[0].encode() for word in _MARKER_WORDS)
 
 
 # Where a marker can start in any text: an ASCII word (a run of letters; \b needs one
@@ -250,10 +262,25 @@ _CJK_START = re.compile(
 )
 
 
+def _ascii_starts(text: str) -> list[int]:
+    """Where a marker can start in ASCII ``text``, in order: each word that opens one
+    (:data:`_START_WORDS`), none when the text holds no marker word."""
+    words = text.encode().translate(_LETTER_OR_SPACE).split(b" ")
+    if _MARKER_RUNS.isdisjoint(words):
+        return []
+    starts: list[int] = []
+    at = 0
+    for word in words:
+        if word in _START_BYTES:
+            starts.append(at)
+        at += len(word) + 1
+    return starts
+
+
 def _starts(text: str) -> list[int]:
     """Where a marker can start in ``text``, in order (see :data:`_START_WORDS`)."""
-    if text.isascii():  # lower-casing keeps ASCII offsets: one pass over the lowered text
-        return [w.start() for w in _ALPHA_RUN.finditer(text.lower()) if w.group() in _START_WORDS]
+    if text.isascii():
+        return _ascii_starts(text)
     starts = [w.start() for w in _ASCII_WORD.finditer(text) if w.group().lower() in _START_WORDS]
     starts.extend(m.start() for m in _CJK_START.finditer(text))
     return sorted(starts)
@@ -279,14 +306,15 @@ def _marker_matches(text: str) -> list[re.Match[str]]:
     """The matches of :data:`_MARKER` in ``text``, as one full scan would find them
     (their offsets and groups; ASCII text is matched lower-cased).
 
-    Python's ``re`` pays per position and per alternative, so a text without a marker
-    word is rejected first, and the others are matched only where a marker can start
-    (ASCII text with the ASCII markers alone).
+    Python's ``re`` pays per position and per alternative, so the pattern is tried only
+    where a marker can start: in ASCII text (with the ASCII markers alone) where one of
+    its words opens a marker, words found in C; other text without a marker word is
+    rejected first.
     """
-    if not _may_hold(text):
-        return []
     if text.isascii():  # lower-casing keeps ASCII offsets
         return _matches_at_starts(text.lower(), _ASCII_MARKER)
+    if not _may_hold(text):
+        return []
     return _matches_at_starts(text, _MARKER)
 
 
