@@ -25,7 +25,8 @@ PIECES = st.sampled_from(
      "can be ", "a bit ", "smaller", "why are you ", "option 2", "方案二", "let's ", "keep ",
      "用", "不对", "I told you", "we want ", "no ", "—", "——", "Rules:\n- ", "stop adding",
      "for now", "doesn't need to", "again", "- ", "\n> ", '{"a":', "parse/2", "Map.fetch/",
-     "port ", "8", "go1.", "http://", "C:\\x", "a.b:", "_", "::", "Foo#bar", "#"],
+     "port ", "8", "go1.", "http://", "C:\\x", "a.b:", "_", "::", "Foo#bar", "#", "Turn 3:",
+     "PR ", "Issue ", "gh-", "Pull request ", "PORT=", "FOO_BAR", "done.", "\\", "\t"],
 )  # fmt: skip
 TEXT = st.one_of(st.text(), st.lists(st.one_of(PIECES, st.text(max_size=3))).map("".join))
 
@@ -156,6 +157,10 @@ def test_references_by_halves_equal_the_whole_pattern(text: str) -> None:
 
 @settings(max_examples=500, deadline=None)
 @given(TEXT)
+@example("see PR 8, Pull request12 and gh-3")  # an issue by its word
+@example("--port=8080, PORT 80 and :5432")  # a port by its word or a colon
+@example("set MAX_RETRIES=3 (not max_retries)")  # a constant needs a capital
+@example("Turn 3: Foo::bar and Foo#bar, at C:\\tmp\\x.py:12.")  # inner colons, dots
 def test_identifier_scan_equals_the_alternation(text: str) -> None:
     """The alternatives searched one by one, each only in a region holding its trigger
     classes, find what the alternation of all of them finds in every region: a class

@@ -65,7 +65,11 @@ _VSUFFIX = r"(?:[-.+]?(?:a|b|rc|alpha|beta|dev|post|pre)\.?\d*)?"
 # Python's ``re`` pays per position *and per alternative*, so this is most of the speed.
 # An alternative may name more than one: a match holds a character of each (a version
 # has a dot and a digit), so a region without one cannot match it and is not tried.
-_SLASH, _COLON, _DOT, _UNDERSCORE, _ENV, _TICK, _PAREN, _DIGIT = (1 << i for i in range(8))
+# A dot or a colon counts only inside a token, where every match that needs one has it
+# ("a.b", "::", "://", ":8080"), not ending one ("done.", "Turn 3:"); a port needs a colon
+# or the word "port", an issue a "#" or one of its words, a constant a capital letter.
+(_SLASH, _COLON, _DOT, _UNDERSCORE, _ENV, _TICK, _PAREN, _DIGIT, _HASH_SIGN, _BACKSLASH,
+ _CAPITAL, _PORT_WORD, _ISSUE_WORD) = (1 << i for i in range(13))  # fmt: skip
 
 # The identifier patterns in priority order (earlier wins at the same position).
 _ALTERNATIVES: tuple[tuple[tuple[int, ...], str], ...] = (
@@ -82,7 +86,7 @@ _ALTERNATIVES: tuple[tuple[tuple[int, ...], str], ...] = (
         r"(?![\w/.-]))",
     ),
     # Windows path C:\dir\file
-    ((_COLON,), r"(?P<winpath>\b[A-Za-z]:\\[^\s\"'<>|*?]+)"),
+    ((_COLON, _BACKSLASH), r"(?P<winpath>\b[A-Za-z]:\\[^\s\"'<>|*?]+)"),
     # slash path: /abs, ~/x, ./x, ../x, rel/ative; optional :line[:col]
     (
         (_SLASH,),
@@ -103,10 +107,13 @@ _ALTERNATIVES: tuple[tuple[tuple[int, ...], str], ...] = (
         r"\.[A-Za-z]{2,})(?::\d{1,6})\b)",
     ),
     # port by keyword: port 8080, --port=8080, PORT=8080; or a bare :8080
-    ((_DIGIT,), r"(?P<port>(?<![\w-])(?:--)?(?i:port)[ =:]\s?\d{1,6}\b|(?<!\S):\d{2,5}\b)"),
+    (
+        (_DIGIT, _COLON | _PORT_WORD),
+        r"(?P<port>(?<![\w-])(?:--)?(?i:port)[ =:]\s?\d{1,6}\b|(?<!\S):\d{2,5}\b)",
+    ),
     # issue / PR: #123, PR 45, PR #45, issue #7, GH-12, pull request 3
     (
-        (_DIGIT,),
+        (_DIGIT, _HASH_SIGN | _ISSUE_WORD),
         r"(?P<issue>(?<![\w&#/])#\d{1,7}\b|\b(?:PR|MR|pr|Issue|issue|GH|gh|[Pp]ull request)"
         r"[ -]?#?\d{1,7}\b)",
     ),
@@ -128,7 +135,7 @@ _ALTERNATIVES: tuple[tuple[tuple[int, ...], str], ...] = (
     ),
     # hash: hex digest (7-64) or UUID
     (
-        (_DIGIT,),
+        (_DIGIT | _HASH_SIGN,),
         r"(?P<hash>(?<![\w-])(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
         r"|[0-9a-f]{7,64}|[0-9A-F]{7,64})(?![\w-]))",
     ),
@@ -136,9 +143,9 @@ _ALTERNATIVES: tuple[tuple[tuple[int, ...], str], ...] = (
     ((_PAREN,), r"(?P<call>\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\((?:\))?)"),
     ((_DOT,), r"(?P<dotted>\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b)"),
     # Class::method (C++, Rust, PHP, Ruby constants), Class#method (Ruby, Java docs)
-    ((_COLON | _DIGIT,), r"(?P<scoped>\b[A-Za-z_]\w*(?:(?:::|#(?=[a-z_]))[A-Za-z_]\w*)+\b)"),
+    ((_COLON | _HASH_SIGN,), r"(?P<scoped>\b[A-Za-z_]\w*(?:(?:::|#(?=[a-z_]))[A-Za-z_]\w*)+\b)"),
     ((_UNDERSCORE,), r"(?P<snake>\b_*[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b__\w+__\b)"),
-    ((_UNDERSCORE,), r"(?P<constant>\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b)"),
+    ((_UNDERSCORE, _CAPITAL), r"(?P<constant>\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b)"),
     ((_TICK,), r"(?P<ticked>(?<=`)[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(\))?(?=`))"),
 )
 
@@ -192,9 +199,12 @@ def _trim(text: str, start: int, end: int, kind: str) -> tuple[int, int]:
     return start, end
 
 
-# A "." or ":" only counts inside a token (not ending a sentence), a "(" only after a name.
+# A "." or ":" only counts inside a token (not ending a sentence), a "(" only after a name;
+# _INSIDE_TOKEN finds them so in a region, for the classes.
 _TRIGGER = re.compile(r"[/\\_#$%=`\d]|[.:](?=\S)|(?<=\w)\(")
 _HAS_DIGIT = re.compile(r"\d")
+_INSIDE_TOKEN = re.compile(r"[.:](?=\S)")
+_ISSUE_WORDS = ("pr", "mr", "issue", "gh", "pull")  # the issue pattern's words, lowered
 
 
 def _token_start(text: str, index: int) -> int:
@@ -227,10 +237,14 @@ def _trigger_mask(region: str) -> int:
     mask = 0
     if "/" in region:
         mask |= _SLASH
-    if ":" in region:
-        mask |= _COLON
-    if "." in region:
-        mask |= _DOT
+    if "\\" in region:
+        mask |= _BACKSLASH
+    if "." in region or ":" in region:
+        inside = _INSIDE_TOKEN.findall(region)
+        if ":" in inside:
+            mask |= _COLON
+        if "." in inside:
+            mask |= _DOT
     if "_" in region:
         mask |= _UNDERSCORE
     if "$" in region or "%" in region or "=" in region:
@@ -239,8 +253,17 @@ def _trigger_mask(region: str) -> int:
         mask |= _TICK
     if "(" in region:
         mask |= _PAREN
-    if "#" in region or _HAS_DIGIT.search(region) is not None:
+    if "#" in region:
+        mask |= _HASH_SIGN
+    lowered = region.lower()
+    if lowered != region:
+        mask |= _CAPITAL
+    if _HAS_DIGIT.search(region) is not None:
         mask |= _DIGIT
+        if "port" in lowered:
+            mask |= _PORT_WORD
+        if any(word in lowered for word in _ISSUE_WORDS):
+            mask |= _ISSUE_WORD
     return mask
 
 
