@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctxkeep.extract import canonical, mentions, same_item, spellings
-from ctxkeep.extract.identity import SourceIndex, parse_symbol, split_words
+from ctxkeep.extract.identity import SourceIndex, as_written, parse_symbol, split_words
 
 
 @pytest.mark.parametrize(
@@ -102,3 +104,19 @@ def test_a_redaction_placeholder_can_hide_a_long_item_only() -> None:
 def test_a_redacted_summary_item_is_found_by_its_visible_parts() -> None:
     sources = SourceIndex(["wrote /tmp/TestA/.entire/tmp/test-session-1.json"])
     assert sources.contains("REDACTED.entire/tmp/test-session-1.json", "path")
+
+
+_KINDS = ("path", "url", "version", "port", "env", "hash", "issue", "symbol")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.text(max_size=20), st.sampled_from(["Map.fetch/2", "`x`", " parse() ", "Foo#bar"])
+    ),
+    st.sampled_from(_KINDS),
+)
+def test_as_written_is_the_first_spelling(text: str, kind: str) -> None:
+    """SourceIndex looks for this spelling before working out the others: it must be
+    one of them (the first), or an item found as written could be one they miss."""
+    assert as_written(text, kind) == spellings(text, kind)[0]

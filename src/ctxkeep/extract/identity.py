@@ -229,6 +229,16 @@ def _issue_spellings(text: str) -> Iterator[Spelling]:
         yield Spelling(shape.format(number), ignore_case=True)
 
 
+def as_written(text: str, kind: str) -> Spelling:
+    """The first of :func:`spellings`: the item as it stands."""
+    if kind == "symbol" or kind not in _NOT_SYMBOLS:
+        return next(_symbol_spellings(text))
+    return Spelling(text.strip(_QUOTES + " "))
+
+
+_NOT_SYMBOLS = frozenset(("path", "url", "version", "port", "env", "hash", "issue"))
+
+
 def spellings(text: str, kind: str) -> list[Spelling]:
     """Every spelling under which the item ``text`` of ``kind`` may stand in raw text.
 
@@ -236,7 +246,7 @@ def spellings(text: str, kind: str) -> list[Spelling]:
     symbol). The first spelling is the item as it stands (a symbol without its call
     parentheses, arity or receiver).
     """
-    out = [Spelling(text.strip(_QUOTES + " "))]
+    out = [as_written(text, kind)]
     if kind == "path":
         out.extend(_path_spellings(text))
     elif kind == "url":
@@ -551,6 +561,11 @@ class SourceIndex:
     # ---------------------------------------------------------------- the rules
 
     def _spelled(self, item: str, kind: str) -> bool:
+        # An item is mostly found as written: that spelling is looked for before the
+        # others are worked out (26k-event log: 4,736 lookups).
+        written = as_written(item, kind)
+        if any(_occurs(haystack.text, written) >= 0 for haystack in self._haystacks):
+            return True
         return any(self._scan(plan) for plan in _lookup_plan(item, kind))
 
     def _scan(self, plan: _Pass) -> bool:
