@@ -7,11 +7,14 @@ What a command costs to start is held here by the modules it loads, not by a clo
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+import ctxkeep
 
 _LOADED = """
 import json, sys
@@ -30,7 +33,13 @@ HELP_MODULES = {"ctxkeep", "ctxkeep._lazy", "ctxkeep._version", "ctxkeep.cli", "
 
 def _loaded(*args: str, cwd: Path | None = None, names: tuple[str, ...] = _OURS) -> set[str]:
     """The modules whose names start with ``names`` that ``ctxkeep ARGS`` has loaded
-    when it ends."""
+    when it ends. The child imports the ctxkeep under test, wherever ``cwd`` is (a
+    relative ``PYTHONPATH=src`` would find another checkout's from a temporary folder)."""
+    here = str(Path(ctxkeep.__file__).resolve().parent.parent)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])),
+    }
     proc = subprocess.run(
         [sys.executable, "-c", _LOADED, *args],
         capture_output=True,
@@ -38,6 +47,7 @@ def _loaded(*args: str, cwd: Path | None = None, names: tuple[str, ...] = _OURS)
         check=True,
         timeout=120,
         cwd=cwd,
+        env=env,
     )
     return {m for m in json.loads(proc.stdout.splitlines()[-1]) if m.startswith(names)}
 
@@ -146,3 +156,15 @@ def test_a_compaction_loads_only_the_extractors_it_calls(tmp_path: Path) -> None
         "ctxkeep.extract.references",
         "ctxkeep.extract.survival",
     } & loaded == set()
+
+
+def test_a_compaction_loads_no_http(tmp_path: Path) -> None:
+    """A compaction with the local (lexical) scorer reads the scorer options but sends
+    nothing: it loads no HTTP client (``ctxkeep.scorers._transport`` and what it imports)."""
+    messages = Path(__file__).parent.parent / "examples/openai/ledgerlite-csv-export.json"
+    loaded = _loaded(
+        "compact", "--target-bytes", "2000", str(messages),
+        cwd=tmp_path, names=(*_OURS, "http", "urllib", "email"),
+    )  # fmt: skip
+    assert "ctxkeep.scorers.lexical" in loaded  # it did score
+    assert {"http.client", "urllib.request", "ctxkeep.scorers._transport"} & loaded == set()

@@ -80,7 +80,7 @@ class SummarizerOptions:
     ) -> SummarizerOptions:
         """Explicit values first, then ``CTXKEEP_SUMMARY_URL``, ``CTXKEEP_SUMMARY_MODEL``,
         ``CTXKEEP_SUMMARY_TIMEOUT``; the key only from ``CTXKEEP_SUMMARY_KEY``."""
-        from ctxkeep.scorers._transport import timeout_from_env
+        from ctxkeep.scorers.base import timeout_from_env
 
         env = os.environ if environ is None else environ
         return cls(

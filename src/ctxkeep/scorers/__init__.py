@@ -55,7 +55,7 @@ class ScorerOptions:
         environ: Mapping[str, str] | None = None,
     ) -> ScorerOptions:
         """Explicit values first, then the ``CTXKEEP_SCORE_*`` environment variables."""
-        from ctxkeep.scorers._transport import timeout_from_env
+        from ctxkeep.scorers.base import timeout_from_env
 
         env = os.environ if environ is None else environ
         return cls(

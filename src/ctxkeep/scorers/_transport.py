@@ -28,12 +28,12 @@ import threading
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from ctxkeep._version import __version__
-from ctxkeep.scorers.base import ScorerError
+from ctxkeep.scorers.base import ScorerError, timeout_from_env
 
 __all__ = [
     "MAX_ANSWER_BYTES",
@@ -46,19 +46,6 @@ __all__ = [
 
 MAX_ANSWER_BYTES = 4 << 20
 """A score answer larger than this is not a score answer."""
-
-
-def timeout_from_env(
-    timeout: float | None, env: Mapping[str, str], name: str, default: float
-) -> float:
-    """``timeout`` if given, else the seconds in ``env[name]``; ``default`` for a value
-    that is missing, not a number, or not positive."""
-    if timeout is None:
-        try:
-            timeout = float(env.get(name, "") or default)
-        except ValueError:
-            timeout = default
-    return timeout if timeout > 0 else default
 
 
 def safe_url(url: str) -> str:

@@ -11,7 +11,7 @@ run (no key, no endpoint), so the compactor stops asking at once.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -25,6 +25,7 @@ __all__ = [
     "ScorerUnavailable",
     "reduce_level",
     "reduce_probabilities",
+    "timeout_from_env",
 ]
 
 LEVELS: tuple[str, ...] = ("none", "low", "medium", "high", "critical")
@@ -126,3 +127,18 @@ def reduce_level(index: int, levels: int = len(LEVELS), confidence: float = 1.0)
     if not 0 <= index < levels:
         raise ScorerError(f"level index {index} outside 0..{levels - 1}")
     return Score(index / (levels - 1), confidence)
+
+
+def timeout_from_env(
+    timeout: float | None, env: Mapping[str, str], name: str, default: float
+) -> float:
+    """``timeout`` if given, else the seconds in ``env[name]``; ``default`` for a value
+    that is missing, not a number, or not positive. It lives here, not in the HTTP
+    transport: every scorer reads its options, and a local one must not load urllib
+    and http.client for it (start-up of ``ctxkeep compact``)."""
+    if timeout is None:
+        try:
+            timeout = float(env.get(name, "") or default)
+        except ValueError:
+            timeout = default
+    return timeout if timeout > 0 else default
