@@ -261,6 +261,33 @@ def test_letter_runs_give_the_start_words_of_any_text(text: str) -> None:
         assert not text.isascii() or _MARKER.search(text) is None
 
 
+def _without_asides_plain(clause: str) -> str:
+    """``_without_asides`` without its shortcut for a clause with no bracket."""
+    from ctxkeep.extract.constraints import _ASIDE
+
+    pieces: list[str] = []
+    position = 0
+    for aside in _ASIDE.finditer(clause):
+        before = clause[: aside.start()]
+        if before.count('"') % 2 or before.count("`") % 2 or before.count("“") > before.count("”"):
+            continue
+        pieces.append(clause[position : aside.start()])
+        position = aside.end()
+    return "".join([*pieces, clause[position:]]).strip() or clause
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["(", ")", "（", "）", " ", "\u3000", "x", '"', "`"]), max_size=12
+    ).map("".join)
+)
+def test_asides_cut_with_the_bracket_shortcut_equal_the_plain_cut(clause: str) -> None:
+    from ctxkeep.extract.constraints import _without_asides
+
+    assert _without_asides(clause) == _without_asides_plain(clause)
+
+
 # Abbreviations, their neighbours and the characters around a full stop that the
 # abbreviation test looks at (case folding: long s, Kelvin sign).
 _SENTENCE_PIECES = st.sampled_from(

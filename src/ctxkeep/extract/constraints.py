@@ -47,6 +47,7 @@ import string
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import NamedTuple
 
 from ctxkeep.extract._clauses import clause_spans, pasted_spans, sentences, strip_lead
 from ctxkeep.extract._text import trimmed_span, words_of
@@ -361,13 +362,14 @@ def is_negative(text: str) -> bool:
 # ----------------------------------------------------------------------- extraction
 
 
-@dataclass(frozen=True, slots=True)
-class _Marker:
+class _Marker(NamedTuple):
     start: int
     end: int
     kind: ConstraintKind
 
 
+# The marker patterns' group names are the kinds' values.
+_KIND_OF_GROUP = {kind.value: kind for kind in ConstraintKind}
 # Most specific first: a clause with "let's" and "avoid" is a prohibition.
 _PRIORITY = {
     kind: rank
@@ -502,7 +504,7 @@ def _markers(text: str) -> list[_Marker]:
             continue
         if plan and _EXPLICIT.fullmatch(text, match.start(), match.end()) is None:
             continue
-        kind = ConstraintKind(match.lastgroup or ConstraintKind.OBLIGATION)
+        kind = _KIND_OF_GROUP[match.lastgroup or ConstraintKind.OBLIGATION]
         out.append(_Marker(match.start(), match.end(), kind))
     for start in items:
         if not any(s <= start < e for s, e in pasted):
@@ -695,6 +697,8 @@ def _without_asides(clause: str) -> str:
     """``clause`` without its bracketed asides: "Never hold c.mu while calling the origin
     (network I/O under the lock is what made p99 latency spike last month)" is about the
     lock and the origin, not the latency. A clause that is all aside stays as it is."""
+    if "(" not in clause and "（" not in clause:
+        return clause.strip() or clause  # no aside
     pieces: list[str] = []
     position = 0
     for aside in _ASIDE.finditer(clause):
