@@ -288,6 +288,23 @@ def test_asides_cut_with_the_bracket_shortcut_equal_the_plain_cut(clause: str) -
     assert _without_asides(clause) == _without_asides_plain(clause)
 
 
+_NEGATIVE_PIECES = st.sampled_from(
+    [
+        "not", "NOT", "No", "never", "don't", "Don’t", "dont", "can't", "cannot", "avoid",
+        "Avoiding", "stop", "\u017ftop", "\u0130ntact", "\u212a", "é", "nothing", "none",
+        "alone", "不要", "别", "无", "`", '"', "“", "”", " ", "_", "x", "2", "'", "\n", ".",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.one_of(_NEGATIVE_PIECES, st.text(max_size=2)), max_size=16).map("".join))
+def test_negation_of_ascii_text_lower_cased_equals_the_case_folding_search(text: str) -> None:
+    from ctxkeep.extract.constraints import _NEGATIVE, _QUOTED_SPAN, is_negative
+
+    assert is_negative(text) == (_NEGATIVE.search(_QUOTED_SPAN.sub(" ", text)) is not None)
+
+
 # Abbreviations, their neighbours and the characters around a full stop that the
 # abbreviation test looks at (case folding: long s, Kelvin sign).
 _SENTENCE_PIECES = st.sampled_from(
