@@ -435,8 +435,11 @@ IDENTIFIER_FILTERS: dict[str, tuple[IdentifierFilter, ...]] = {
 _ASCII_WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?")
 
 
-def _words(text: str) -> list[str]:
-    return [w.lower().replace("’", "'") for w in _ASCII_WORD.findall(text)]
+@functools.lru_cache(maxsize=1024)
+def _words(text: str) -> tuple[str, ...]:
+    """The English words of ``text``, lower-cased. Cached: several filters of one marker
+    read the words before it."""
+    return tuple(w.lower().replace("’", "'") for w in _ASCII_WORD.findall(text))
 
 
 def _first_word_after(clause: str, offset: int) -> str:
@@ -595,7 +598,7 @@ def is_subordinate_clause(clause: str, marker_start: int, marker_end: int) -> bo
     main clause's subject (``we``), which does not open the condition.
     """
     before = _words(clause[:marker_start])
-    if not any(w in _SUBORDINATORS for w in before):
+    if _SUBORDINATORS.isdisjoint(before):
         return False
     if len(before) >= 3 and before[-1] in _MAIN_SUBJECTS:
         return before[-2] in _SUBORDINATORS
@@ -689,7 +692,7 @@ def is_narrative_statement(clause: str, marker_start: int, marker_end: int) -> b
 _CONDITIONS = words_of("if whenever unless once")
 
 
-def _conditional_rule(before: list[str]) -> bool:
+def _conditional_rule(before: tuple[str, ...]) -> bool:
     """``if all 3 lanes are active … we just show no line``: the main clause of a
     condition says what to do whenever it holds, a rule, not a report."""
     return (
