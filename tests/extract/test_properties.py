@@ -305,6 +305,26 @@ def test_negation_of_ascii_text_lower_cased_equals_the_case_folding_search(text:
     assert is_negative(text) == (_NEGATIVE.search(_QUOTED_SPAN.sub(" ", text)) is not None)
 
 
+@settings(max_examples=800, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.sampled_from([".", "!", "?", "。", "！", "？", "\n", " ", "\u3000", "a", "```", "~~~"]),
+                  st.text(max_size=2)),
+        max_size=16,
+    ).map("".join)
+)  # fmt: skip
+def test_sentence_ends_by_literal_alternatives_equal_the_class_pattern(text: str) -> None:
+    import re
+
+    from ctxkeep.extract import _clauses
+
+    plain = re.compile(r"[.!?](?=\s|$)|[。！？]|\n")
+    found = [m.span() for m in _clauses._SENTENCE_END.finditer(text)]
+    assert found == [m.span() for m in plain.finditer(text)]
+    plain_fences = [m.start() for m in _clauses._FENCE.finditer(text)]
+    assert bool(plain_fences) <= ("```" in text or "~~~" in text)
+
+
 # Abbreviations, their neighbours and the characters around a full stop that the
 # abbreviation test looks at (case folding: long s, Kelvin sign).
 _SENTENCE_PIECES = st.sampled_from(
