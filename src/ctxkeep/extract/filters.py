@@ -544,9 +544,9 @@ def is_phatic_idiom(clause: str, marker_start: int, marker_end: int) -> bool:
     morning, keep the fires burning 😂" (also "keep me posted", "keep it up").
     """
     start = max(0, marker_start - 2)
-    return (
-        _PHATIC.match(clause, start) is not None or _PHATIC.match(clause, marker_start) is not None
-    )
+    if _PHATIC.match(clause, start) is not None:
+        return True
+    return start != marker_start and _PHATIC.match(clause, marker_start) is not None
 
 
 _BIE_BEFORE = frozenset("分特区类级识告个差性派辨鉴甄判道离惜")
