@@ -54,6 +54,7 @@ from ctxkeep.extract._text import trimmed_span, words_of
 from ctxkeep.extract._words import about
 from ctxkeep.extract.filters import (
     CONSTRAINT_FILTERS,
+    ConstraintFilter,
     is_agent_plan,
     is_fragment,
 )
@@ -444,8 +445,15 @@ def _accepted(text: str, clause: tuple[int, int], marker: _Marker, tail: int) ->
     # the clause handed to the filters runs to the sentence end, terminator included,
     # so that a question mark is seen from every clause of the question
     body = text[clause_start:tail]
-    start, end = marker.start - clause_start, marker.end - clause_start
-    return not any(f(body, start, end) for f in CONSTRAINT_FILTERS)
+    return _dropped_by(body, marker.start - clause_start, marker.end - clause_start) is None
+
+
+def _dropped_by(clause: str, start: int, end: int) -> ConstraintFilter | None:
+    """The first constraint filter that drops the marker at ``clause[start:end]``, or None."""
+    for dropped in CONSTRAINT_FILTERS:
+        if dropped(clause, start, end):
+            return dropped
+    return None
 
 
 _PLEASE = re.compile(r"\s*(?:please|pls|kindly)\b|\s*请", re.IGNORECASE)
@@ -518,7 +526,8 @@ def _markers(text: str) -> list[_Marker]:
         if not any(s <= start < e for s, e in pasted):
             # a listed rule needs no marker: an empty marker at the head of the item
             out.append(_Marker(start, start, ConstraintKind.OBLIGATION))
-    out.sort(key=lambda m: (m.start, m.end))
+    if items:  # the matches come in order; the listed items go between them
+        out.sort(key=lambda m: (m.start, m.end))
     return out
 
 
