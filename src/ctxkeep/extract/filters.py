@@ -458,6 +458,8 @@ def is_question(clause: str, marker_start: int, marker_end: int) -> bool:
     stripped = clause.rstrip()
     if stripped.endswith(("?", "？")) or stripped.endswith(("吗", "呢")):
         return True
+    if clause.isascii():
+        return False  # none of the Chinese forms below
     return any(form in clause for form in ("要不要", "是不是", "能不能", "可不可以"))
 
 
