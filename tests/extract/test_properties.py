@@ -305,14 +305,13 @@ def test_negation_of_ascii_text_lower_cased_equals_the_case_folding_search(text:
     assert is_negative(text) == (_NEGATIVE.search(_QUOTED_SPAN.sub(" ", text)) is not None)
 
 
+_SENTENCE_END_PIECES = st.sampled_from(
+    [".", "!", "?", "。", "！", "？", "\n", " ", "\u3000", "a", "```", "~~~"]
+)
+
+
 @settings(max_examples=800, deadline=None)
-@given(
-    st.lists(
-        st.one_of(st.sampled_from([".", "!", "?", "。", "！", "？", "\n", " ", "\u3000", "a", "```", "~~~"]),
-                  st.text(max_size=2)),
-        max_size=16,
-    ).map("".join)
-)  # fmt: skip
+@given(st.lists(st.one_of(_SENTENCE_END_PIECES, st.text(max_size=2)), max_size=16).map("".join))
 def test_sentence_ends_by_literal_alternatives_equal_the_class_pattern(text: str) -> None:
     import re
 
