@@ -516,7 +516,9 @@ def _markers(text: str) -> list[_Marker]:
     plan = is_agent_plan(text)
     out: list[_Marker] = []
     for match in matches:
-        if any(s <= match.start() < e for s, e in pasted) or _in_name(text, match):
+        if pasted and any(s <= match.start() < e for s, e in pasted):
+            continue
+        if _in_name(text, match):
             continue
         if plan and _EXPLICIT.fullmatch(text, match.start(), match.end()) is None:
             continue
