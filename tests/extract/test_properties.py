@@ -72,7 +72,8 @@ def test_survival_never_raises(user_text: str, summary: str) -> None:
 def test_windowed_marker_scan_equals_a_full_scan(text: str) -> None:
     from ctxkeep.extract.constraints import _MARKER, _marker_matches
 
-    assert [m.span() for m in _marker_matches(text)] == [m.span() for m in _MARKER.finditer(text)]
+    found = _marker_matches(text) or []
+    assert [m.span() for m in found] == [m.span() for m in _MARKER.finditer(text)]
 
 
 @settings(max_examples=500, deadline=None)
@@ -83,7 +84,8 @@ def test_a_text_with_a_marker_passes_the_word_test(text: str) -> None:
     if _MARKER.search(text) is not None or _RULES_HEADING.search(text) is not None:
         assert _may_hold(text)
     long = text * (2001 // max(1, len(text)) + 1)  # the windowed scan of long texts
-    assert [m.span() for m in _marker_matches(long)] == [m.span() for m in _MARKER.finditer(long)]
+    found = _marker_matches(long) or []
+    assert [m.span() for m in found] == [m.span() for m in _MARKER.finditer(long)]
 
 
 def _reference_contains(index: SourceIndex, texts: list[str], item: str, kind: str) -> bool:
@@ -201,12 +203,18 @@ _MARKER_PIECES = st.sampled_from(
 @settings(max_examples=800, deadline=None)
 @given(st.lists(_MARKER_PIECES, max_size=24).map("".join))
 def test_markers_matched_where_they_can_start_equal_a_full_scan(text: str) -> None:
-    from ctxkeep.extract.constraints import _MARKER, _marker_matches, _matches_at_starts, _may_hold
+    from ctxkeep.extract.constraints import (
+        _MARKER,
+        _marker_matches,
+        _matches_at_starts,
+        _may_hold,
+        _starts,
+    )
 
     full = [m.span() for m in _MARKER.finditer(text)]
-    assert [m.span() for m in _matches_at_starts(text)] == full
+    assert [m.span() for m in _matches_at_starts(text, _MARKER, _starts(text))] == full
     if not text.isascii() and _may_hold(text):
-        assert [m.span() for m in _marker_matches(text)] == full
+        assert [m.span() for m in _marker_matches(text) or []] == full
 
 
 @settings(max_examples=800, deadline=None)
@@ -229,7 +237,96 @@ def test_ascii_starts_are_the_start_words_of_a_text_that_may_hold_a_marker(text:
     assert starts in ([], plain)
     full = [(m.span(), m.lastgroup) for m in _ASCII_MARKER.finditer(lowered)]
     assert {span[0] for span, _ in full} <= set(starts)
-    assert [(m.span(), m.lastgroup) for m in _marker_matches(text)] == full
+    assert [(m.span(), m.lastgroup) for m in _marker_matches(text) or []] == full
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.one_of(_MARKER_PIECES, st.text(max_size=3)), max_size=24).map("".join))
+@example("\u212aeep İonly ſtop 请only")
+def test_letter_runs_give_the_start_words_of_any_text(text: str) -> None:
+    """The letter runs of one translate and split find the same marker starts as a regex
+    pass over the ASCII words of any text; a text they reject fails the word test that
+    gates the markers and a rules heading (and, when ASCII, holds no marker)."""
+    import re
+
+    from ctxkeep.extract.constraints import (
+        _CJK_START,
+        _MARKER,
+        _START_WORDS,
+        _marker_matches,
+        _may_hold,
+        _starts,
+    )
+
+    plain = [w.start() for w in re.finditer("[A-Za-z]+", text) if w.group().lower() in _START_WORDS]
+    if not text.isascii():
+        assert _starts(text) == sorted(plain + [m.start() for m in _CJK_START.finditer(text)])
+    if _marker_matches(text) is None:
+        assert not _may_hold(text)
+        assert not text.isascii() or _MARKER.search(text) is None
+
+
+def _without_asides_plain(clause: str) -> str:
+    """``_without_asides`` without its shortcut for a clause with no bracket."""
+    from ctxkeep.extract.constraints import _ASIDE
+
+    pieces: list[str] = []
+    position = 0
+    for aside in _ASIDE.finditer(clause):
+        before = clause[: aside.start()]
+        if before.count('"') % 2 or before.count("`") % 2 or before.count("“") > before.count("”"):
+            continue
+        pieces.append(clause[position : aside.start()])
+        position = aside.end()
+    return "".join([*pieces, clause[position:]]).strip() or clause
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["(", ")", "（", "）", " ", "\u3000", "x", '"', "`"]), max_size=12
+    ).map("".join)
+)
+def test_asides_cut_with_the_bracket_shortcut_equal_the_plain_cut(clause: str) -> None:
+    from ctxkeep.extract.constraints import _without_asides
+
+    assert _without_asides(clause) == _without_asides_plain(clause)
+
+
+_NEGATIVE_PIECES = st.sampled_from(
+    [
+        "not", "NOT", "No", "never", "don't", "Don’t", "dont", "can't", "cannot", "avoid",
+        "Avoiding", "stop", "\u017ftop", "\u0130ntact", "\u212a", "é", "nothing", "none",
+        "alone", "不要", "别", "无", "`", '"', "“", "”", " ", "_", "x", "2", "'", "\n", ".",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.one_of(_NEGATIVE_PIECES, st.text(max_size=2)), max_size=16).map("".join))
+def test_negation_of_ascii_text_lower_cased_equals_the_case_folding_search(text: str) -> None:
+    from ctxkeep.extract.constraints import _NEGATIVE, _QUOTED_SPAN, is_negative
+
+    assert is_negative(text) == (_NEGATIVE.search(_QUOTED_SPAN.sub(" ", text)) is not None)
+
+
+_SENTENCE_END_PIECES = st.sampled_from(
+    [".", "!", "?", "。", "！", "？", "\n", " ", "\u3000", "a", "```", "~~~"]
+)
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.one_of(_SENTENCE_END_PIECES, st.text(max_size=2)), max_size=16).map("".join))
+def test_sentence_ends_by_literal_alternatives_equal_the_class_pattern(text: str) -> None:
+    import re
+
+    from ctxkeep.extract import _clauses
+
+    plain = re.compile(r"[.!?](?=\s|$)|[。！？]|\n")
+    found = [m.span() for m in _clauses._SENTENCE_END.finditer(text)]
+    assert found == [m.span() for m in plain.finditer(text)]
+    plain_fences = [m.start() for m in _clauses._FENCE.finditer(text)]
+    assert bool(plain_fences) <= ("```" in text or "~~~" in text)
 
 
 # Abbreviations, their neighbours and the characters around a full stop that the

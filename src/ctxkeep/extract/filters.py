@@ -435,8 +435,11 @@ IDENTIFIER_FILTERS: dict[str, tuple[IdentifierFilter, ...]] = {
 _ASCII_WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?")
 
 
-def _words(text: str) -> list[str]:
-    return [w.lower().replace("’", "'") for w in _ASCII_WORD.findall(text)]
+@functools.lru_cache(maxsize=1024)
+def _words(text: str) -> tuple[str, ...]:
+    """The English words of ``text``, lower-cased. Cached: several filters of one marker
+    read the words before it."""
+    return tuple(w.lower().replace("’", "'") for w in _ASCII_WORD.findall(text))
 
 
 def _first_word_after(clause: str, offset: int) -> str:
@@ -455,6 +458,8 @@ def is_question(clause: str, marker_start: int, marker_end: int) -> bool:
     stripped = clause.rstrip()
     if stripped.endswith(("?", "？")) or stripped.endswith(("吗", "呢")):
         return True
+    if clause.isascii():
+        return False  # none of the Chinese forms below
     return any(form in clause for form in ("要不要", "是不是", "能不能", "可不可以"))
 
 
@@ -541,9 +546,9 @@ def is_phatic_idiom(clause: str, marker_start: int, marker_end: int) -> bool:
     morning, keep the fires burning 😂" (also "keep me posted", "keep it up").
     """
     start = max(0, marker_start - 2)
-    return (
-        _PHATIC.match(clause, start) is not None or _PHATIC.match(clause, marker_start) is not None
-    )
+    if _PHATIC.match(clause, start) is not None:
+        return True
+    return start != marker_start and _PHATIC.match(clause, marker_start) is not None
 
 
 _BIE_BEFORE = frozenset("分特区类级识告个差性派辨鉴甄判道离惜")
@@ -595,7 +600,7 @@ def is_subordinate_clause(clause: str, marker_start: int, marker_end: int) -> bo
     main clause's subject (``we``), which does not open the condition.
     """
     before = _words(clause[:marker_start])
-    if not any(w in _SUBORDINATORS for w in before):
+    if _SUBORDINATORS.isdisjoint(before):
         return False
     if len(before) >= 3 and before[-1] in _MAIN_SUBJECTS:
         return before[-2] in _SUBORDINATORS
@@ -689,7 +694,7 @@ def is_narrative_statement(clause: str, marker_start: int, marker_end: int) -> b
 _CONDITIONS = words_of("if whenever unless once")
 
 
-def _conditional_rule(before: list[str]) -> bool:
+def _conditional_rule(before: tuple[str, ...]) -> bool:
     """``if all 3 lanes are active … we just show no line``: the main clause of a
     condition says what to do whenever it holds, a rule, not a report."""
     return (
