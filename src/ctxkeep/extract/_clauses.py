@@ -91,10 +91,7 @@ def clause_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return spans
 
 
-# Each alternative opens with one literal character, so that ``re`` skips to the next
-# such character in C (with a character class first it tries every alternative at every
-# position: twice the cost, 3% of the constraint extractor).
-_SENTENCE_END = re.compile(r"\.(?=\s|$)|!(?=\s|$)|\?(?=\s|$)|。|！|？|\n")
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。！？]|\n")
 _LIST_START = re.compile(r"[ \t]*(?:[-*•·>#]|\d{1,3}[.)、])")
 
 
