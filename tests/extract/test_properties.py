@@ -422,21 +422,3 @@ def test_rules_items_from_colon_lines_equal_a_whole_text_search(text: str) -> No
             items.append(item.end())
             position = line_end + 1
     assert list(_rules_items(text)) == items
-
-
-@settings(max_examples=500, deadline=None)
-@given(TEXT, st.integers(min_value=0, max_value=200), st.integers(min_value=1, max_value=30))
-def test_sentence_around_a_reference_equals_the_scan_of_every_sentence(
-    text: str, start: int, length: int
-) -> None:
-    from ctxkeep.extract._text import sentence_spans
-    from ctxkeep.extract.references import Reference, _sentence_around
-
-    start = min(start, len(text))
-    reference = Reference(text[start : start + length], start, min(start + length, len(text)))
-    expected = (reference.start, reference.end)
-    for s, e in sentence_spans(text):
-        if s <= reference.start < e:
-            expected = (s, max(e, reference.end))
-            break
-    assert _sentence_around(text, reference) == expected

@@ -62,7 +62,9 @@ _VSUFFIX = r"(?:[-.+]?(?:a|b|rc|alpha|beta|dev|post|pre)\.?\d*)?"
 
 # Trigger classes: every match of an alternative holds a character of one of its classes
 # (a kept hash has a digit). A region only runs the alternatives its characters allow:
-# Python's ``re`` pays per position *and per alternative*, so this is most of the speed.
+# Python's ``re`` pays per position *and per alternative*, so this is most of the speed
+# (the 26k-event log's audit: 5.13 G instructions with every alternative tried in every
+# region, 3.97 G so).
 # An alternative may name more than one: a match holds a character of each (a version
 # has a dot and a digit), so a region without one cannot match it and is not tried.
 # A dot or a colon counts only inside a token, where every match that needs one has it

@@ -231,9 +231,9 @@ def _issue_spellings(text: str) -> Iterator[Spelling]:
 
 def as_written(text: str, kind: str) -> Spelling:
     """The first of :func:`spellings`: the item as it stands."""
-    if kind == "symbol" or kind not in _NOT_SYMBOLS:
-        return next(_symbol_spellings(text))
-    return Spelling(text.strip(_QUOTES + " "))
+    if kind in _NOT_SYMBOLS:
+        return Spelling(text.strip(_QUOTES + " "))
+    return next(_symbol_spellings(text))
 
 
 _NOT_SYMBOLS = frozenset(("path", "url", "version", "port", "env", "hash", "issue"))
